@@ -1,0 +1,242 @@
+"""The ``icml26`` command line: ``list``, ``show``, ``reproduce``, ``report``.
+
+Exit codes: 0 when every claim ran (whatever its verdict), 1 when a claim raised or timed out, 2 for usage errors.
+Heavy imports (torch, papers, ray) happen only when a claim runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from icml26 import __version__, registry
+from icml26.claims import BUDGET_NAMES
+
+DEFAULT_OUT = "icml26-out"
+#: per-claim timeout (seconds) when --timeout is not given
+DEFAULT_TIMEOUT = {"smoke": 120.0, "small": 900.0, "full": None}
+_STYLE = {"holds": "green", "fails": "red", "inconclusive": "yellow", "unsupported": "bright_black", "error": "magenta"}
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def _fail(msg: str) -> NoReturn:
+    click.echo(f"Error: {msg}", err=True)
+    sys.exit(2)
+
+
+def _latest_verdicts(out: Path) -> dict[str, dict[str, str]]:
+    from icml26.store import ResultStore
+
+    latest: dict[str, dict[str, str]] = {}
+    for r in ResultStore(out).read():
+        latest.setdefault(r["paper"], {})[r["claim"]] = r["verdict"]
+    return latest
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="icml26")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """Methods and claim checks of ICML 2026 papers."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--markdown", is_flag=True, help="The paper index table of the README.")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Results folder to read verdicts from.")
+def list_cmd(as_json: bool, markdown: bool, out: str) -> None:
+    """Every paper: id, slug, title, tier, number of claims, latest verdicts."""
+    try:
+        papers = registry.list_papers()
+    except registry.RegistryError as exc:
+        _fail(str(exc))
+    if markdown:
+        click.echo(registry.index_markdown(papers), nl=False)
+        return
+    latest = _latest_verdicts(Path(out))
+    rows = [
+        {"id": p.id, "slug": p.slug, "title": p.title, "tier": p.tier, "claims": len(p.claims),
+         "requires": list(p.requires), "missing": registry.missing_requirements(p), "verdicts": latest.get(p.slug, {})}
+        for p in papers
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"icml26 {__version__}: {len(rows)} papers")
+    for col in ("id", "slug", "title", "tier", "claims", "latest verdicts"):
+        t.add_column(col)
+    for r in rows:
+        counts = Counter(r["verdicts"].values())
+        v = " ".join(f"[{_STYLE[k]}]{n} {k}[/]" for k, n in sorted(counts.items())) or "-"
+        t.add_row(r["id"], r["slug"], r["title"], r["tier"], str(r["claims"]), v)
+    _console().print(t)
+
+
+def _card(info: registry.PaperInfo) -> str:
+    try:
+        tree = ast.parse((info.path / "__init__.py").read_text(encoding="utf-8"))
+        return ast.get_docstring(tree) or info.summary
+    except (OSError, SyntaxError):
+        return info.summary
+
+
+@main.command()
+@click.argument("slug")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Results folder.")
+def show(slug: str, out: str) -> None:
+    """The paper card, its claims with source and the paper's number, and the latest results."""
+    try:
+        info = registry.get_paper(slug)
+    except registry.RegistryError as exc:
+        _fail(str(exc))
+    from icml26.store import ResultStore
+
+    con = _console()
+    con.rule(f"{info.id} {info.slug}")
+    con.print(f"[bold]{info.title}[/]\n{', '.join(info.authors)} — {info.url}\n")
+    con.print(_card(info), markup=False)
+    missing = registry.missing_requirements(info)
+    if missing:
+        con.print(f"\n[yellow]needs: pip install 'icml26[{','.join(missing)}]'[/]")
+    records = {(r["claim"], r["budget"]): r for r in ResultStore(Path(out)).read() if r["paper"] == info.slug}
+    con.print("\n[bold]Claims[/]")
+    for c in info.claims:
+        con.print(f"- [bold]{c.id}[/] ({c.source}): {c.text}", markup=True)
+        con.print(f"  paper: {c.paper_value}", markup=False)
+        for b in BUDGET_NAMES:
+            r = records.get((c.id, b))
+            if r:
+                con.print(f"  {b}: [{_STYLE[r['verdict']]}]{r['verdict']}[/] {r.get('summary', '')} — {r.get('reason', '')}")
+
+
+def _resolve_targets(targets: tuple[str, ...]) -> tuple[list[tuple[str, str]], list[str]]:
+    """[(slug, claim_id)] for ``SLUG`` or ``SLUG:CLAIM`` targets (all papers when empty) and warnings."""
+    out: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    explicit = bool(targets)
+    infos: list[tuple[registry.PaperInfo, str | None]] = []
+    if explicit:
+        for t in targets:
+            slug, _, claim = t.partition(":")
+            info = registry.get_paper(slug)
+            if claim:
+                info.claim(claim)
+            infos.append((info, claim or None))
+    else:
+        infos = [(p, None) for p in registry.list_papers()]
+    for info, claim in infos:
+        missing = registry.missing_requirements(info)
+        if missing:
+            msg = f"{info.slug} needs the optional extra(s) {', '.join(missing)}: pip install 'icml26[{','.join(missing)}]'"
+            if explicit:
+                raise registry.RegistryError(msg)
+            warnings.append(f"skipping {msg}")
+            continue
+        out.extend((info.slug, c.id) for c in info.claims if claim in (None, c.id))
+    return out, warnings
+
+
+@main.command()
+@click.argument("targets", nargs=-1)
+@click.option("--budget", type=click.Choice(BUDGET_NAMES), default="smoke", show_default=True, help="How much compute each claim gets.")
+@click.option("--seeds", type=click.IntRange(min=1), default=None, help="Number of seeds per claim (default: the budget's).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Base seed.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Claims run at once (default: cores).")
+@click.option("--executor", type=click.Choice(["serial", "process", "ray"]), default="process", show_default=True)
+@click.option("--address", default=None, help="Ray cluster address to join (with --executor ray).")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per claim (default: 120 smoke, 900 small, none full).")
+def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: int, jobs: int | None, executor: str,
+              address: str | None, out: str, timeout: float | None) -> None:
+    """Run the claims of TARGETS (slugs, or SLUG:CLAIM; default: every paper) and write the report.
+
+    Appends one record per claim to OUT/results.jsonl and rebuilds OUT/report/.
+    """
+    from icml26.report import write_report
+    from icml26.runner import MissingExtraError, Task, make_executor, run_tasks
+    from icml26.store import ResultStore
+
+    if address and executor != "ray":
+        _fail("--address needs --executor ray")
+    try:
+        pairs, warnings = _resolve_targets(targets)
+    except registry.RegistryError as exc:
+        _fail(str(exc))
+    store = ResultStore(out)
+    try:
+        store.ensure_writable()
+    except OSError as exc:
+        _fail(f"cannot write to --out {out!r}: {exc.strerror or exc}")
+    err = _console(stderr=True)
+    for w in warnings:
+        err.print(f"[yellow]{w}[/]")
+    if not pairs:
+        _fail("no claims to run")
+    timeout = timeout if timeout is not None else DEFAULT_TIMEOUT[budget]
+    tasks = [Task(p, c, budget=budget, seed=seed, n_seeds=seeds) for p, c in pairs]
+    try:
+        ex = make_executor(executor, jobs=jobs, address=address)
+    except MissingExtraError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 - e.g. a Ray cluster that cannot be reached
+        _fail(f"cannot start the {executor} executor: {type(exc).__name__}: {exc}")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    counts: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    try:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err, transient=False) as prog:
+            bar = prog.add_task(f"{budget} claims", total=len(tasks))
+            for rec in run_tasks(tasks, ex, timeout=timeout):
+                store.append(rec)
+                v = rec["verdict"]
+                counts[v] += 1
+                detail = rec.get("summary") or ""
+                if v == "error":
+                    detail = rec.get("reason", "")
+                prog.console.print(f"[{_STYLE[v]}]{v:<12}[/] {rec['paper']}:{rec['claim']} ({rec.get('duration_s', 0):.1f} s) {detail}", markup=True)
+                prog.advance(bar)
+    finally:
+        ex.shutdown(wait=True) if executor != "process" else ex.shutdown(wait=True, cancel_futures=True)
+    index = write_report(out)
+    line = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    err.print(f"{len(tasks)} claims in {time.perf_counter() - t0:.1f} s: {line}")
+    err.print(f"report: {index}")
+    sys.exit(1 if counts.get("error") else 0)
+
+
+@main.command()
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Output folder holding results.jsonl.")
+def report(out: str) -> None:
+    """Rebuild OUT/report/ from OUT/results.jsonl."""
+    from icml26.report import write_report
+
+    if not (Path(out) / "results.jsonl").exists():
+        _fail(f"no results in {out!r} (run `icml26 reproduce --out {out}` first)")
+    try:
+        index = write_report(out)
+    except OSError as exc:
+        _fail(f"cannot write the report under {out!r}: {exc.strerror or exc}")
+    click.echo(f"report: {index}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

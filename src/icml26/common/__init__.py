@@ -1,0 +1,1 @@
+"""Code shared by two or more papers (and only that): seeding, statistics."""

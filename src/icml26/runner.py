@@ -1,0 +1,202 @@
+"""Runs many claims through one :class:`concurrent.futures.Executor` interface.
+
+Executors: ``serial`` (in-process; tests), ``process`` (a local process pool; the default), ``ray`` (optional extra
+``[ray]``; ``address`` joins an existing cluster, otherwise a local one is started on loopback). Workers return
+records (plain dicts); only the driver writes them (see :mod:`icml26.store`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import multiprocessing
+import os
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from icml26 import provenance
+from icml26.claims import SCHEMA, Verdict, run_claim
+
+__all__ = ["EXECUTORS", "MissingExtraError", "SerialExecutor", "RayExecutor", "Task", "make_executor", "run_tasks"]
+
+log = logging.getLogger(__name__)
+
+EXECUTORS = ("serial", "process", "ray")
+#: extra seconds the driver waits beyond a claim's own timeout before it gives up on a worker
+GRACE_S = 30.0
+
+
+class MissingExtraError(RuntimeError):
+    """An optional dependency is missing; the message names the extra that installs it."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One claim run: paper slug, claim id, budget, base seed and (optional) number of seeds."""
+
+    paper: str
+    claim: str
+    budget: str = "smoke"
+    seed: int = 0
+    n_seeds: int | None = None
+
+
+class SerialExecutor(cf.Executor):
+    """Runs each submitted call at once, in this process, and returns a finished future."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
+        fut: cf.Future = cf.Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - delivered through the future like any executor
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            fut.set_exception(exc)
+        return fut
+
+
+class RayExecutor(cf.Executor):
+    """Submits calls as Ray tasks (``num_cpus=1`` each); ``ObjectRef.future()`` gives a ``concurrent.futures.Future``.
+
+    Joins the cluster at ``address`` if given, else starts a local one bound to loopback. Shuts Ray down on
+    :meth:`shutdown` only if it started it.
+    """
+
+    def __init__(self, *, address: str | None = None, num_cpus: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise MissingExtraError("the ray executor needs ray: pip install 'icml26[ray]'") from exc
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            if address is None:
+                # keep a local cluster on loopback (Ray advertises the NIC address otherwise)
+                os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+                ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            self._started = True
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
+        return self._ray.remote(num_cpus=1)(fn).remote(*args, **kwargs).future()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+            self._started = False
+
+
+def _limit_threads(n: int) -> None:
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+def make_executor(kind: str = "process", *, jobs: int | None = None, address: str | None = None) -> cf.Executor:
+    """An executor of ``kind`` (``serial`` | ``process`` | ``ray``) running ``jobs`` claims at once."""
+    if kind not in EXECUTORS:
+        raise ValueError(f"executor must be one of {EXECUTORS}, got {kind!r}")
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    if address is not None and kind != "ray":
+        raise ValueError("address is only meaningful with the ray executor")
+    jobs = jobs or os.cpu_count() or 1
+    if kind == "serial":
+        return SerialExecutor()
+    if kind == "process":
+        threads = max(1, (os.cpu_count() or 1) // jobs)
+        return cf.ProcessPoolExecutor(
+            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads, initargs=(threads,)
+        )
+    return RayExecutor(address=address, num_cpus=None if address else jobs)
+
+
+def _ray_mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    import ray
+
+    remote = ray.remote(num_cpus=1)(fn)
+    return ray.get([remote.remote(x) for x in items])
+
+
+def _execute(task: Task, timeout: float | None, fan_out: bool) -> dict[str, Any]:
+    """Worker entry point (top level, so that it pickles)."""
+    mapper = None
+    if fan_out:
+        try:
+            import ray
+
+            mapper = _ray_mapper if ray.is_initialized() else None
+        except ImportError:  # pragma: no cover - only reached when ray vanished mid-run
+            mapper = None
+    return run_claim(task.paper, task.claim, budget=task.budget, seed=task.seed, n_seeds=task.n_seeds, timeout=timeout, mapper=mapper)
+
+
+def error_record(task: Task, reason: str, *, tb: str = "", timed_out: bool = False) -> dict[str, Any]:
+    """A record for a claim whose worker never returned (crash, driver-side timeout)."""
+    from icml26 import registry
+
+    info = registry.get_paper(task.paper)
+    spec = info.claim(task.claim)
+    now = provenance.utc_now()
+    return {
+        "schema": SCHEMA, "run_id": uuid.uuid4().hex, "paper": info.slug, "paper_id": info.id, "claim": task.claim,
+        "claim_text": spec.text, "source": spec.source, "paper_value": spec.paper_value, "budget": task.budget,
+        "seeds": [task.seed], "config": None, "verdict": Verdict.ERROR.value, "reason": reason, "summary": "",
+        "measured": {}, "timings": {}, "rows": [], "figures": [], "notes": "", "error": tb or reason, "timed_out": timed_out,
+        "started_at": now, "finished_at": now, "duration_s": 0.0, "cpu_s": 0.0,
+        "provenance": provenance.collect(), "peak_rss_mb": None,
+    }
+
+
+def run_tasks(
+    tasks: Sequence[Task], executor: cf.Executor, *, timeout: float | None = None
+) -> Iterator[dict[str, Any]]:
+    """Run ``tasks`` on ``executor`` and yield each record as it finishes (serial: in order).
+
+    ``timeout`` (seconds per claim) is enforced inside the worker; the driver additionally gives up on workers that
+    have not answered ``GRACE_S`` after every claim could have run, and yields error records for them.
+    """
+    fan_out = isinstance(executor, RayExecutor)
+    pending: dict[cf.Future, Task] = {}
+    for t in tasks:
+        fut = executor.submit(_execute, t, timeout, fan_out)
+        if fut.done():
+            yield _record_of(fut, t)
+        else:
+            pending[fut] = t
+    if not pending:
+        return
+    slots = max(1, getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+    deadline = None if timeout is None else (timeout + GRACE_S) * (len(pending) / slots + 1)
+    t0 = time.monotonic()
+    try:
+        for fut in cf.as_completed(pending, timeout=deadline):
+            yield _record_of(fut, pending.pop(fut))
+    except cf.TimeoutError:
+        waited = time.monotonic() - t0
+        for fut, t in list(pending.items()):
+            fut.cancel()
+            yield error_record(t, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)", timed_out=True)
+        _kill(executor)
+
+
+def _record_of(fut: cf.Future, task: Task) -> dict[str, Any]:
+    try:
+        return fut.result()
+    except BaseException as exc:  # noqa: BLE001 - a crashed worker becomes an error record
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        tb = "".join(traceback.format_exception(exc))
+        return error_record(task, f"worker failed: {type(exc).__name__}: {exc}", tb=tb)
+
+
+def _kill(executor: cf.Executor) -> None:
+    procs = getattr(executor, "_processes", None) or {}
+    for p in list(procs.values()):
+        p.kill()
+    executor.shutdown(wait=False, cancel_futures=True)

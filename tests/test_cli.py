@@ -1,0 +1,88 @@
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from icml26.cli import main
+
+
+@pytest.fixture
+def cli():
+    return CliRunner()
+
+
+def test_list_json(cli, toy_papers):
+    res = cli.invoke(main, ["list", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    assert [r["slug"] for r in rows] == ["alpha", "beta"]
+    assert rows[0]["claims"] == 4 and rows[1]["missing"] == ["gpu"]
+
+
+def test_list_table_and_show(cli, toy_papers, tmp_path):
+    out = str(tmp_path / "o")
+    assert cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", out]).exit_code == 0
+    res = cli.invoke(main, ["list", "--out", out])
+    assert res.exit_code == 0 and "alpha" in res.output and "1 fails" in res.output
+    res = cli.invoke(main, ["show", "alpha", "--out", out])
+    assert res.exit_code == 0
+    assert "Alpha: a toy paper card." in res.output and "two plus two is five" in res.output
+    assert "smoke: fails" in res.output
+
+
+def test_reproduce_writes_results_and_report(cli, toy_papers, tmp_path):
+    out = tmp_path / "o"
+    res = cli.invoke(main, ["reproduce", "alpha:mean_is_small", "alpha:always_wrong", "--executor", "serial", "--out", str(out), "--seeds", "3"])
+    assert res.exit_code == 0, res.output  # a `fails` verdict is a finding, not an error
+    assert "holds" in res.output and "alpha:always_wrong" in res.output
+    recs = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["verdict"] for r in recs] == ["holds", "fails"]
+    assert recs[0]["seeds"] == [0, 1, 2]
+    for f in ("index.html", "README.md", "summary.json"):
+        assert (out / "report" / f).is_file()
+    res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(out)])
+    assert len((out / "results.jsonl").read_text().splitlines()) == 3  # re-runs append
+    os.remove(out / "report" / "index.html")
+    res = cli.invoke(main, ["report", "--out", str(out)])
+    assert res.exit_code == 0 and (out / "report" / "index.html").is_file()
+
+
+def test_reproduce_exit_1_when_a_claim_raises_or_times_out(cli, toy_papers, tmp_path):
+    res = cli.invoke(main, ["reproduce", "alpha:boom", "alpha:hangs", "--executor", "serial", "--timeout", "0.5", "--out", str(tmp_path)])
+    assert res.exit_code == 1
+    assert "kaboom" in res.output and "timed out" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["reproduce", "nope"], "unknown paper 'nope'"),
+        (["reproduce", "alpha:nope"], "no claim 'nope'"),
+        (["reproduce", "beta"], "pip install 'icml26[gpu]'"),
+        (["reproduce", "alpha", "--address", "x:1"], "--address needs --executor ray"),
+        (["show", "nope"], "unknown paper"),
+        (["report"], "no results"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(cli, toy_papers, tmp_path, args, match):
+    res = cli.invoke(main, [*args, "--out", str(tmp_path / "empty")] if args[0] != "show" else args)
+    assert res.exit_code == 2, res.output
+    assert match in res.output
+    assert "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_bad_budget_and_unwritable_out(cli, toy_papers, tmp_path):
+    res = cli.invoke(main, ["reproduce", "alpha", "--budget", "huge"])
+    assert res.exit_code == 2 and "huge" in res.output
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--out", str(blocker / "sub")])
+    assert res.exit_code == 2 and "cannot write to --out" in res.output and "Traceback" not in res.output
+
+
+def test_default_run_skips_papers_with_missing_extras(cli, toy_papers, tmp_path):
+    res = cli.invoke(main, ["reproduce", "--executor", "serial", "--timeout", "0.5", "--out", str(tmp_path)])
+    assert "skipping beta needs the optional extra(s) gpu" in res.output
+    assert res.exit_code == 1  # alpha:boom raises

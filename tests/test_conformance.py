@@ -1,0 +1,61 @@
+"""Every paper in the registry goes through the same checks (DESIGN.md, "A claim check")."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import pytest
+
+import icml26
+from icml26 import registry
+from icml26.claims import Budget, run_claim
+
+PAPERS = [p for p in icml26.list_papers() if not registry.missing_requirements(p)]
+SMOKE = [(p.slug, c.id) for p in PAPERS for c in p.claims]
+#: the conformance run may take this many times the smoke budget's expected seconds (a loaded CI machine), and never
+#: more than the 10 s cap of DESIGN.md times the same factor
+SLACK = 3.0
+
+
+def test_every_paper_can_be_tested_here():
+    missing = {p.slug: registry.missing_requirements(p) for p in icml26.list_papers() if registry.missing_requirements(p)}
+    assert not missing, f"extras missing in the test environment: {missing}"
+
+
+@pytest.mark.parametrize("info", PAPERS, ids=lambda p: p.slug)
+def test_paper_package(info):
+    for f in ("paper.toml", "__init__.py", "claims.py", "README.md"):
+        assert (info.path / f).is_file(), f"{info.slug} lacks {f}"
+    mod = importlib.import_module(info.module)
+    assert mod.__doc__ and len(mod.__doc__.strip().splitlines()) >= 3, "the package docstring is the paper card"
+    assert getattr(mod, "__all__", None), f"{info.slug} has no __all__"
+    for name in mod.__all__:
+        assert hasattr(mod, name), f"{info.slug}.__all__ names {name!r}, which does not resolve"
+    claims = registry.load_claims(info.slug)
+    for cid, claim in claims.items():
+        assert {"smoke", "small"} <= set(claim.budgets), cid
+        smoke: Budget = claim.budgets["smoke"]
+        assert smoke.expected_s <= 10, f"{cid}: smoke budget expects {smoke.expected_s} s (cap 10 s)"
+        assert claim.budgets["small"].expected_s <= 300, f"{cid}: small budget over 5 min"
+
+
+@pytest.mark.parametrize("info", PAPERS, ids=lambda p: p.slug)
+def test_readme_example_runs(info, tmp_path, monkeypatch):
+    text = (info.path / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, f"{info.slug}/README.md has no ```python example"
+    monkeypatch.chdir(tmp_path)  # an example that writes files writes them here
+    exec(compile(blocks[0], f"{info.slug}/README.md", "exec"), {"__name__": "__readme__"})
+    assert re.search(r"\d", text), "README shows no measured number"
+
+
+@pytest.mark.parametrize(("slug", "claim"), SMOKE, ids=[f"{s}:{c}" for s, c in SMOKE])
+def test_smoke_claim_runs_in_budget_and_is_deterministic(slug, claim):
+    expected = registry.load_claim(slug, claim).budgets["smoke"].expected_s
+    a = run_claim(slug, claim, budget="smoke", seed=0)
+    assert a["verdict"] != "error", a["error"]
+    assert a["duration_s"] <= SLACK * max(expected, 1.0), f"smoke took {a['duration_s']} s, expected {expected} s"
+    b = run_claim(slug, claim, budget="smoke", seed=0)
+    assert a["measured"] == b["measured"], "smoke measured numbers differ between two runs with the same seed"
+    assert a["reason"]
