@@ -28,7 +28,7 @@ def test_make_executor_validates():
 def test_process_pool_returns_records_and_enforces_timeout(toy_papers):
     ex = make_executor("process", jobs=2)
     try:
-        recs = list(run_tasks(_tasks("mean_is_small", "hangs", "boom"), ex, timeout=2.0))
+        recs = list(run_tasks(_tasks("mean_is_small", "hangs", "boom"), ex, timeout=15.0))  # a fresh worker may need seconds to import
     finally:
         ex.shutdown(wait=True)
     by = {r["claim"]: r for r in recs}
