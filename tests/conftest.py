@@ -14,6 +14,9 @@ for _var, _sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("MPLCONFIGDIR", "
     (_HOME / _sub).mkdir(parents=True, exist_ok=True)
     os.environ[_var] = str(_HOME / _sub)
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+# pytest -n 2 runs two workers on a 2-core machine: one BLAS/OpenMP thread each avoids oversubscription
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
