@@ -13,9 +13,10 @@ from icml26.claims import Budget, run_claim
 
 PAPERS = [p for p in icml26.list_papers() if not registry.missing_requirements(p)]
 SMOKE = [(p.slug, c.id) for p in PAPERS for c in p.claims]
-#: the conformance run may take this many times the smoke budget's expected seconds (a loaded CI machine), and never
-#: more than the 10 s cap of DESIGN.md times the same factor
-SLACK = 3.0
+#: DESIGN.md: a smoke claim takes <= 10 s on 2 cores. Checked on the CPU time of the process (robust to a loaded
+#: machine), with a wall-clock backstop for claims that wait or sleep.
+SMOKE_CPU_S = 10.0
+SMOKE_WALL_S = 30.0
 
 
 def test_every_paper_can_be_tested_here():
@@ -52,10 +53,10 @@ def test_readme_example_runs(info, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(("slug", "claim"), SMOKE, ids=[f"{s}:{c}" for s, c in SMOKE])
 def test_smoke_claim_runs_in_budget_and_is_deterministic(slug, claim):
-    expected = registry.load_claim(slug, claim).budgets["smoke"].expected_s
     a = run_claim(slug, claim, budget="smoke", seed=0)
     assert a["verdict"] != "error", a["error"]
-    assert a["duration_s"] <= SLACK * max(expected, 1.0), f"smoke took {a['duration_s']} s, expected {expected} s"
+    assert a["cpu_s"] <= SMOKE_CPU_S, f"smoke used {a['cpu_s']} s of CPU (cap {SMOKE_CPU_S} s)"
+    assert a["duration_s"] <= SMOKE_WALL_S, f"smoke took {a['duration_s']} s of wall time"
     b = run_claim(slug, claim, budget="smoke", seed=0)
     assert a["measured"] == b["measured"], "smoke measured numbers differ between two runs with the same seed"
     assert a["reason"]

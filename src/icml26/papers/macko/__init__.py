@@ -1,0 +1,49 @@
+"""MACKO: Sparse Matrix-Vector Multiplication for Low Sparsity [P05].
+
+Vladimír Macko, Vladimír Boža (Comenius University / GrizzlyTech), ICML 2026 - arXiv 2511.13061,
+https://arxiv.org/abs/2511.13061 (official code: github.com/vlejd/macko_spmv).
+
+**Method.** MACKO ("mutually aligned compressed coordinates") stores a sparse matrix as fp16 values, one 4-bit
+column delta per value in a parallel, index-aligned array (two per byte), and int32 row pointers. A delta counts
+the zero columns skipped before its value; a gap of 16 or more zeros is bridged by explicit zero *padding* entries.
+That costs 20 bits per stored entry, so 50 % unstructured sparsity needs 0.625x the bytes of dense fp16 and the
+format beats dense up to a density of about 0.8. SpMV decodes columns with a prefix sum over the deltas and
+accumulates in fp32; the paper's GPU kernel does it with one warp per row.
+
+**What is here.** :class:`MackoMatrix` (``from_dense``, ``matvec``/``@``, ``matmat`` for batch <= 8,
+``to_dense``, ``nbytes``, ``density``, ``save``/``load``); C++ CPU kernels (AVX-512 / AVX2 / scalar, chosen at
+run time, GIL released, optional threads) and a dense fp16 GEMV baseline (:func:`dense_fp16_gemv`); a Triton GPU
+kernel behind ``device="cuda"``; a numpy reference (:func:`reference_spmv`) as oracle and fallback;
+:func:`wanda_prune` and :func:`sparsify_linear` (torch ``nn.Linear`` -> MACKO-backed inference layer).
+
+**Claims** (``paper.toml``): ``memory_reduction`` (<= 0.63x dense fp16 bytes at 50 %, break-even density ~0.8),
+``spmv_speedup_50`` (faster than dense at 50 %; GPU numbers at ``full`` only), ``e2e_wanda_decoder`` (a Wanda-50 %
+decoder: 1.5x less linear-layer memory and faster greedy decoding).
+
+**Deviations.** The arrays are padded to a multiple of 16 entries (paper: 8) for 16-lane AVX-512 loads. The CPU
+kernel is our adaptation of the warp kernel (16-lane chunks, in-register prefix sum, a 64-float permute window
+of ``x`` instead of a gather when the chunk spans <= 64 columns). ``-0.0`` weights count as zeros. Zero weights
+are skipped, so ``inf``/``NaN`` in ``x`` reach ``y`` only through stored entries (dense ``0 * inf`` gives NaN).
+"""
+
+from icml26.papers.macko._format import ALIGN
+from icml26.papers.macko._kernels import best_isa, dense_fp16_gemv, native_available, reference_spmv
+from icml26.papers.macko._matrix import MackoFormatError, MackoMatrix
+from icml26.papers.macko._storage import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes
+from icml26.papers.macko._wanda import sparsify_linear, wanda_prune
+
+__all__ = [
+    "ALIGN",
+    "MackoFormatError",
+    "MackoMatrix",
+    "best_isa",
+    "break_even_density",
+    "csr_bytes",
+    "dense_fp16_bytes",
+    "dense_fp16_gemv",
+    "macko_expected_bytes",
+    "native_available",
+    "reference_spmv",
+    "sparsify_linear",
+    "wanda_prune",
+]

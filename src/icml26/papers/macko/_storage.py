@@ -1,0 +1,72 @@
+"""Storage of MACKO and of the formats it is compared with (the storage analysis of [P05]).
+
+Bits per stored entry: ``b_val + b_Δ = 16 + 4``; per row: 32 (row pointer). For an i.i.d. mask of density ``d`` a
+gap of ``g`` zeros needs ``floor(g / 16)`` padding entries, and ``E[floor(G/16)] = Σ_k P(G >= 16k) = z / (1 - z)``
+with ``z = (1 - d)^16`` (row-end effects ignored), so the expected effective density is
+``d_eff = (b_val + b_Δ) / b_val · d · (1 + z / (1 - z))`` relative to dense fp16.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "csr_bytes",
+    "dense_fp16_bytes",
+    "macko_expected_bytes",
+    "break_even_density",
+]
+
+
+def _check(rows: int, cols: int, density: float) -> None:
+    if rows < 0 or cols < 0:
+        raise ValueError(f"rows and cols must be >= 0, got {rows}, {cols}")
+    if not 0.0 <= density <= 1.0:
+        raise ValueError(f"density must be in [0, 1], got {density}")
+
+
+def dense_fp16_bytes(rows: int, cols: int) -> int:
+    """Bytes of the dense fp16 matrix: ``2 R C``."""
+    return 2 * rows * cols
+
+
+def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
+    """Expected MACKO bytes for an i.i.d. mask of density ``d`` (storage analysis of [P05]; padding term ``z/(1-z)``).
+
+    Args:
+        rows, cols: ``R``, ``C``.
+        density: ``d``, fraction of nonzeros.
+    """
+    _check(rows, cols, density)
+    if density == 0.0:
+        return 4.0 * (rows + 1)
+    z = (1.0 - density) ** 16
+    stored = rows * cols * density * (1.0 + z / (1.0 - z))
+    return 2.5 * stored + 4.0 * (rows + 1)
+
+
+def csr_bytes(rows: int, cols: int, nnz: int, *, value_bytes: int = 2, index_bytes: int = 4) -> int:
+    """CSR bytes: ``nnz (value + index) + 4 (R + 1)`` (fp16 + int32 by default; scipy fp32 is ``value_bytes=4``)."""
+    if nnz < 0:
+        raise ValueError(f"nnz must be >= 0, got {nnz}")
+    return nnz * (value_bytes + index_bytes) + 4 * (rows + 1)
+
+
+def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
+    """The density where a format's bytes equal dense fp16 bytes (ratio = 1), by linear interpolation.
+
+    Args:
+        densities: increasing densities.
+        ratios: format bytes / dense fp16 bytes at those densities (increasing).
+    Returns:
+        The crossing density, ``nan`` when the ratios never cross 1 inside the range.
+    """
+    d = np.asarray(densities, dtype=float)
+    q = np.asarray(ratios, dtype=float)
+    if d.shape != q.shape or d.ndim != 1 or d.size < 2:
+        raise ValueError("densities and ratios must be 1-D of equal length >= 2")
+    above = np.nonzero(q >= 1.0)[0]
+    if above.size == 0 or above[0] == 0:
+        return float("nan")
+    i = int(above[0])
+    return float(d[i - 1] + (1.0 - q[i - 1]) * (d[i] - d[i - 1]) / (q[i] - q[i - 1]))

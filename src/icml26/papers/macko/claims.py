@@ -1,0 +1,259 @@
+"""Claim checks of [P05] (MACKO-SpMV): memory, SpMV speed at 50 % sparsity, end-to-end Wanda decoder."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
+from icml26.common.stats import ratio_ci
+from icml26.figures import new_figure, render
+from icml26.papers.macko._kernels import best_isa, dense_fp16_gemv
+from icml26.papers.macko._matrix import MackoMatrix
+from icml26.papers.macko._storage import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes
+
+MEM_BAR = 0.63  # bytes(MACKO) / bytes(dense fp16) at 50 % sparsity (paper: 1.5x reduction; 0.625 expected)
+BREAK_EVEN_BAR = 0.75  # MACKO must stay below dense fp16 up to at least this density (paper: ~0.8)
+SPEED_BAR = 1.2  # the paper's lower end of the speedup over dense at 50 % (1.2-1.5x)
+E2E_BAR = 1.5  # the paper's end-to-end memory and speed factor
+
+
+def _random_sparse(rows: int, cols: int, density: float, seed: int) -> np.ndarray:
+    g = np.random.default_rng(seed)
+    w = g.standard_normal((rows, cols), dtype=np.float32).astype(np.float16)
+    w[g.random((rows, cols), dtype=np.float32) >= density] = 0
+    return w
+
+
+@contextlib.contextmanager
+def _single_thread() -> Iterator[None]:
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    with threadpool_limits(1):
+        yield
+
+
+def _interleaved(fns: dict[str, Callable[[], object]], reps: int) -> dict[str, np.ndarray]:
+    """Time each function ``reps`` times, rotating the order each round (one warm-up call each)."""
+    for f in fns.values():
+        f()
+    out: dict[str, list[float]] = {k: [] for k in fns}
+    names = list(fns)
+    for i in range(reps):
+        for k in names[i % len(names):] + names[: i % len(names)]:
+            t = time.perf_counter()
+            fns[k]()
+            out[k].append(time.perf_counter() - t)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+# ----------------------------------------------------------------------------------------------- memory
+@dataclass(frozen=True)
+class MemoryConfig:
+    rows: int = 4096
+    cols: int = 4096
+    sparsities: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def check_memory(cfg: MemoryConfig, ctx: Context) -> ClaimResult:
+    """Abstract of [P05]: 1.5x memory reduction at 50 % sparsity; break-even with dense fp16 near density 0.8."""
+    dense = dense_fp16_bytes(cfg.rows, cfg.cols)
+    rows = []
+    for s in cfg.sparsities:
+        A = MackoMatrix.from_dense(_random_sparse(cfg.rows, cfg.cols, 1.0 - s, ctx.seeds[0]))
+        rows.append({
+            "sparsity": s, "density": A.density, "macko_ratio": A.nbytes / dense,
+            "expected_ratio": macko_expected_bytes(cfg.rows, cfg.cols, 1.0 - s) / dense,
+            "csr16_ratio": csr_bytes(cfg.rows, cfg.cols, A.nnz) / dense,
+            "csr32_ratio": csr_bytes(cfg.rows, cfg.cols, A.nnz, value_bytes=4) / dense,
+            "padding_frac": (A.n_stored - A.nnz) / max(A.n_stored, 1),
+        })
+    dens = np.array([r["density"] for r in rows])[::-1]
+    col = {k: np.array([r[k] for r in rows])[::-1] for k in ("macko_ratio", "csr16_ratio", "csr32_ratio")}
+    be = {k: break_even_density(dens, v) for k, v in col.items()}
+    at50 = min(rows, key=lambda r: abs(r["sparsity"] - 0.5))["macko_ratio"]
+    ok = at50 <= MEM_BAR and be["macko_ratio"] >= BREAK_EVEN_BAR
+    fig, ax = new_figure()
+    for k, lab in (("macko_ratio", "MACKO"), ("csr16_ratio", "CSR fp16+int32"), ("csr32_ratio", "CSR fp32+int32")):
+        ax.plot(dens, col[k], marker="o", label=lab)
+    ax.axhline(1.0, color="k", lw=0.8, ls="--", label="dense fp16")
+    ax.set_xlabel("density")
+    ax.set_ylabel("bytes / dense fp16 bytes")
+    ax.legend()
+    return ClaimResult(
+        verdict=Verdict.HOLDS if ok else Verdict.FAILS,
+        reason=(f"at 50% sparsity MACKO/dense fp16 bytes = {at50:.4f} (bar <= {MEM_BAR}); break-even density "
+                f"{be['macko_ratio']:.3f} (bar >= {BREAK_EVEN_BAR}; CSR fp16 {be['csr16_ratio']:.3f}, "
+                f"CSR fp32 {be['csr32_ratio']:.3f})"),
+        summary=f"{at50:.4f}x dense at 50% ({1 / at50:.2f}x smaller); break-even d = {be['macko_ratio']:.3f}",
+        measured={"ratio_at_50": at50, "reduction_at_50": 1 / at50, "break_even_density": be},
+        rows=rows,
+        figures=[render(fig, name="memory_vs_density", caption=f"Bytes relative to dense fp16, {cfg.rows}x{cfg.cols}")],
+    )
+
+
+# ----------------------------------------------------------------------------------------------- SpMV speed
+@dataclass(frozen=True)
+class SpeedConfig:
+    n: int = 8192
+    density: float = 0.5
+    reps: int = 15
+    decide: bool = True  # False at smoke: a cache-resident toy size says nothing about speed
+    gpu: bool = False  # True at full: time the Triton kernel against torch fp16 (cuBLAS)
+
+
+def _gpu_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
+    try:
+        import torch
+
+        from icml26.papers.macko._triton import TritonMacko
+        if not torch.cuda.is_available():
+            raise RuntimeError("no CUDA device")
+        import triton  # noqa: F401
+    except (ImportError, RuntimeError) as exc:
+        return ClaimResult(Verdict.UNSUPPORTED, reason=f"the GPU claim needs torch+CUDA and triton ({exc})")
+    w = _random_sparse(cfg.n, cfg.n, cfg.density, ctx.seeds[0])
+    A = MackoMatrix.from_dense(w)
+    tm = TritonMacko(A)
+    W = torch.from_numpy(w).cuda()
+    x = torch.randn(1, cfg.n, device="cuda")
+    xh = x.half()
+
+    def cuda_time(f: Callable[[], object]) -> float:
+        f()
+        torch.cuda.synchronize()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(20):
+            f()
+        e.record()
+        torch.cuda.synchronize()
+        return s.elapsed_time(e) / 20 * 1e-3
+
+    t_m = [cuda_time(lambda: tm(x)) for _ in range(cfg.reps)]
+    t_d = [cuda_time(lambda: W @ xh[0]) for _ in range(cfg.reps)]
+    sp = ratio_ci(t_d, t_m, seed=ctx.seeds[0])
+    verdict = Verdict.HOLDS if sp.lo >= 1.0 and sp.value >= SPEED_BAR else (
+        Verdict.FAILS if sp.hi < SPEED_BAR else Verdict.INCONCLUSIVE)
+    return ClaimResult(verdict, reason=f"GPU {torch.cuda.get_device_name()}: dense fp16 / MACKO time = {sp} "
+                       f"(bar >= {SPEED_BAR})", summary=f"GPU speedup {sp}",
+                       timings={"speedup_vs_cublas_fp16": sp.value, "ci": [sp.lo, sp.hi]})
+
+
+def check_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
+    """Abstract of [P05]: 1.2-1.5x faster than dense at 50 % sparsity (here: CPU, one thread, our fp16 GEMV)."""
+    if cfg.gpu:
+        return _gpu_speed(cfg, ctx)
+    w16 = _random_sparse(cfg.n, cfg.n, cfg.density, ctx.seeds[0])
+    A = MackoMatrix.from_dense(w16)
+    w32 = w16.astype(np.float32)
+    x = np.random.default_rng(ctx.seeds[0] + 1).standard_normal(cfg.n).astype(np.float32)
+    err = float(np.max(np.abs(A.matvec(x) - (w32 @ x))) / max(float(np.max(np.abs(w32 @ x))), 1e-30))
+    with _single_thread():
+        t = _interleaved({"macko": lambda: A.matvec(x), "dense_fp16": lambda: dense_fp16_gemv(w16, x),
+                          "dense_fp32_numpy": lambda: w32 @ x}, cfg.reps)
+    s16 = ratio_ci(t["dense_fp16"], t["macko"], seed=ctx.seeds[0])
+    s32 = ratio_ci(t["dense_fp32_numpy"], t["macko"], seed=ctx.seeds[0])
+    ms = {k: float(np.median(v) * 1e3) for k, v in t.items()}
+    gbs = A.nbytes / (ms["macko"] * 1e-3) / 1e9
+    rows = [{"kernel": k, "ms_median": ms[k], "ms_min": float(v.min() * 1e3)} for k, v in t.items()]
+    fig, ax = new_figure()
+    ax.bar(list(ms), list(ms.values()))
+    ax.set_ylabel("ms per SpMV/GEMV (median)")
+    ax.set_title(f"{cfg.n}x{cfg.n}, density {cfg.density}, 1 thread, {best_isa()}")
+    figs = [render(fig, name="spmv_time", caption="Time of one matrix-vector product, single thread")]
+    measured = {"n": cfg.n, "isa": best_isa(), "rel_err": err, "macko_bytes": A.nbytes, "dense_fp16_bytes": w16.nbytes}
+    text = (f"speedup vs our dense fp16 GEMV {s16}, vs numpy dense fp32 {s32}; MACKO {ms['macko']:.2f} ms "
+            f"({gbs:.1f} GB/s), dense fp16 {ms['dense_fp16']:.2f} ms, dense fp32 {ms['dense_fp32_numpy']:.2f} ms")
+    if not cfg.decide:
+        return ClaimResult(Verdict.INCONCLUSIVE, reason=f"smoke size ({cfg.n}^2) is cache-resident: not decided; "
+                           f"rel. error vs dense {err:.1e}", summary=f"rel err {err:.1e}", measured=measured,
+                           rows=rows, figures=figs, notes=text)
+    timings = {"speedup_vs_dense_fp16": s16.value, "speedup_vs_dense_fp16_ci": [s16.lo, s16.hi],
+               "speedup_vs_dense_fp32": s32.value, "speedup_vs_dense_fp32_ci": [s32.lo, s32.hi], "ms": ms,
+               "macko_GBps": gbs}
+    if s16.lo >= 1.0 and s16.value >= SPEED_BAR:
+        verdict = Verdict.HOLDS
+    elif s16.hi < SPEED_BAR:
+        verdict = Verdict.FAILS
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    return ClaimResult(verdict, reason=f"{text} (bar: >= {SPEED_BAR}x over dense fp16)",
+                       summary=f"{s16.value:.2f}x vs dense fp16, {s32.value:.2f}x vs dense fp32 (CPU, 1 thread)",
+                       measured=measured, timings=timings, rows=rows, figures=figs,
+                       notes="CPU adaptation; the paper's numbers are GPU (cuBLAS) - see the full budget.")
+
+
+# ----------------------------------------------------------------------------------------------- end to end
+@dataclass(frozen=True)
+class E2EConfig:
+    d_model: int = 1024
+    n_layers: int = 8
+    n_heads: int = 8
+    vocab: int = 512
+    sparsity: float = 0.5
+    calib_tokens: int = 64
+    prompt: int = 8
+    new_tokens: int = 16
+    reps: int = 3
+    decide_speed: bool = True
+
+
+def check_e2e(cfg: E2EConfig, ctx: Context) -> ClaimResult:
+    """Abstract of [P05]: a Wanda-50 % LLM needs 1.5x less memory and decodes 1.5x faster (fp16; here CPU)."""
+    try:
+        import torch
+    except ImportError:
+        return ClaimResult(Verdict.UNSUPPORTED, reason="needs torch (pip install 'icml26[torch]')")
+    from icml26.papers.macko._e2e import run_e2e
+
+    r = run_e2e(cfg, ctx.seeds, torch)
+    mem = r["dense16_bytes"] / r["macko_bytes"]
+    fig, ax = new_figure()
+    ax.bar(["dense fp32 (torch)", "dense fp16 (ours)", "MACKO 50%"], [r["tps"][k] for k in ("dense32", "dense16", "macko")])
+    ax.set_ylabel("tokens / s (greedy, batch 1)")
+    figs = [render(fig, name="e2e_tokens_per_s", caption=f"{cfg.n_layers} layers, d={cfg.d_model}, 1 thread")]
+    measured = {"memory_reduction": mem, "dense16_bytes": r["dense16_bytes"], "macko_bytes": r["macko_bytes"],
+                "token_agreement": r["agreement"]}
+    mem_txt = f"linear-layer memory {r['dense16_bytes'] / 1e6:.1f} -> {r['macko_bytes'] / 1e6:.1f} MB ({mem:.3f}x)"
+    if mem < E2E_BAR:
+        return ClaimResult(Verdict.FAILS, reason=f"{mem_txt} < {E2E_BAR}x", summary=f"memory {mem:.2f}x",
+                           measured=measured, figures=figs)
+    if not cfg.decide_speed:
+        return ClaimResult(Verdict.INCONCLUSIVE, reason=f"{mem_txt} (bar >= {E2E_BAR}x holds); speed not decided at "
+                           "smoke (toy size)", summary=f"memory {mem:.2f}x", measured=measured, figures=figs)
+    sp = ratio_ci(r["times"]["dense16"], r["times"]["macko"], seed=ctx.seeds[0])
+    sp32 = ratio_ci(r["times"]["dense32"], r["times"]["macko"], seed=ctx.seeds[0])
+    timings = {"speedup_vs_dense16": sp.value, "speedup_vs_dense16_ci": [sp.lo, sp.hi],
+               "speedup_vs_dense32_torch": sp32.value, "tokens_per_s": r["tps"]}
+    verdict = Verdict.HOLDS if sp.lo >= 1.0 and sp.value >= E2E_BAR else (
+        Verdict.FAILS if sp.hi < E2E_BAR else Verdict.INCONCLUSIVE)
+    return ClaimResult(verdict, reason=(f"{mem_txt}; decode speed vs dense fp16 {sp}, vs torch fp32 {sp32} "
+                                        f"(bar >= {E2E_BAR}x); greedy tokens agree {r['agreement']:.2f}"),
+                       summary=f"memory {mem:.2f}x, speed {sp.value:.2f}x vs dense fp16", measured=measured,
+                       timings=timings, figures=figs)
+
+
+CLAIMS = [
+    Claim("memory_reduction", check=check_memory, budgets={
+        "smoke": Budget(MemoryConfig(rows=256, cols=2048, sparsities=(0.1, 0.2, 0.3, 0.5, 0.7, 0.9)), expected_s=1),
+        "small": Budget(MemoryConfig(), expected_s=30),
+    }),
+    Claim("spmv_speedup_50", check=check_speed, budgets={
+        "smoke": Budget(SpeedConfig(n=512, reps=3, decide=False), expected_s=1),
+        "small": Budget(SpeedConfig(), expected_s=60),
+        "full": Budget(SpeedConfig(gpu=True, reps=10), expected_s=60, requires=("gpu",)),
+    }),
+    Claim("e2e_wanda_decoder", check=check_e2e, budgets={
+        "smoke": Budget(E2EConfig(d_model=64, n_layers=2, n_heads=2, vocab=64, calib_tokens=16, prompt=4,
+                                  new_tokens=4, reps=1, decide_speed=False), expected_s=2),
+        "small": Budget(E2EConfig(), expected_s=150),
+    }),
+]
