@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 
 import pytest
 
@@ -51,12 +52,23 @@ def test_readme_example_runs(info, tmp_path, monkeypatch):
     assert re.search(r"\d", text), "README shows no measured number"
 
 
+def _clear_paper_caches(slug: str) -> None:
+    """Clear every ``functools`` cache defined in the paper's modules."""
+    prefix = registry.get_paper(slug).module
+    for name, mod in list(sys.modules.items()):
+        if name == prefix or name.startswith(prefix + "."):
+            for obj in vars(mod).values():
+                if callable(getattr(obj, "cache_clear", None)) and getattr(obj, "__module__", "") == name:
+                    obj.cache_clear()
+
+
 @pytest.mark.parametrize(("slug", "claim"), SMOKE, ids=[f"{s}:{c}" for s, c in SMOKE])
 def test_smoke_claim_runs_in_budget_and_is_deterministic(slug, claim):
     a = run_claim(slug, claim, budget="smoke", seed=0)
     assert a["verdict"] != "error", a["error"]
     assert a["cpu_s"] <= SMOKE_CPU_S, f"smoke used {a['cpu_s']} s of CPU (cap {SMOKE_CPU_S} s)"
     assert a["duration_s"] <= SMOKE_WALL_S, f"smoke took {a['duration_s']} s of wall time"
+    _clear_paper_caches(slug)  # the second run must recompute, not read a cache filled by the first
     b = run_claim(slug, claim, budget="smoke", seed=0)
     assert a["measured"] == b["measured"], "smoke measured numbers differ between two runs with the same seed"
     assert a["reason"]

@@ -1,0 +1,111 @@
+"""Baseline tokenizers for the claims and benchmarks of [P19], built offline from the same ranks.
+
+tiktoken (``tiktoken.Encoding`` from the shipped ranks), HF ``tokenizers`` (a byte-level ``models.BPE`` whose merges
+are the canonical rules our core derives), and ``bpe-openai``. All are optional (the ``tokenizers`` extra).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sysconfig
+from typing import Any
+
+from ._encoding import Encoding
+from ._vocab import EXTRA_HINT
+
+__all__ = ["stdlib_corpus", "tiktoken_encoding", "hf_tokenizer", "bpe_openai_encoder"]
+
+# cl100k's pattern in Oniguruma-compatible form (no possessive quantifiers; same splits on ordinary text)
+CL100K_PAT_HF = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"""
+    r"""\s+(?!\S)|\s+"""
+)
+
+
+def stdlib_corpus(n_bytes: int) -> str:
+    """The first ``n_bytes`` (UTF-8) of the sorted ``*.py`` files of the running Python's stdlib (deterministic)."""
+    if n_bytes < 1:
+        raise ValueError(f"n_bytes must be >= 1, got {n_bytes}")
+    root = sysconfig.get_paths()["stdlib"]
+    paths = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("site-packages", "__pycache__"))
+        paths.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".py"))
+    out = bytearray()
+    for p in sorted(paths):
+        with open(p, "rb") as f:
+            out += f.read()
+        if len(out) >= n_bytes:
+            break
+    return bytes(out[:n_bytes]).decode("utf-8", "ignore")
+
+
+def _require(mod: str) -> Any:
+    try:
+        return __import__(mod)
+    except ImportError:
+        raise ImportError(f"{mod} is needed for this baseline; {EXTRA_HINT}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def tiktoken_encoding(enc: Encoding, *, pretokenize: bool = True) -> Any:
+    """A ``tiktoken.Encoding`` with the same ranks, pattern (or ``[\\s\\S]+`` without pre-tokenization) and specials."""
+    tiktoken = _require("tiktoken")
+    ranks = {t: i for i, t in enumerate(enc._tokens)}
+    pat = enc.pat_str if pretokenize else r"[\s\S]+"
+    return tiktoken.Encoding(f"{enc.name}_local", pat_str=pat, mergeable_ranks=ranks, special_tokens=dict(enc._special))
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte -> printable character map used by HF byte-level BPE."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    mapping, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + extra)
+            extra += 1
+    return mapping
+
+
+@functools.lru_cache(maxsize=4)
+def hf_tokenizer(enc: Encoding, *, pretokenize: bool = True) -> Any:
+    """An HF ``tokenizers.Tokenizer`` (byte-level BPE) with the same ranks; merges = our canonical rules.
+
+    With ``pretokenize`` it splits with :data:`CL100K_PAT_HF` (cl100k only); without, it runs BPE on the whole text.
+    """
+    _require("tokenizers")
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    if pretokenize and enc.name != "cl100k_base":
+        raise ValueError("enc: the HF baseline with pre-tokenization is only defined for cl100k_base")
+    core = getattr(enc._core, "rule", None)
+    if core is None:
+        raise RuntimeError("the HF baseline needs the native core (merges come from its canonical rules)")
+    u = _bytes_to_unicode()
+    names = ["".join(u[b] for b in t) for t in enc._tokens]
+    vocab = {s: i for i, s in enumerate(names)}
+    merges = []
+    for i, t in enumerate(enc._tokens):
+        if len(t) > 1:
+            a, b = enc._core.rule(i)
+            merges.append((names[a], names[b]))
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    if pretokenize:
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(CL100K_PAT_HF), behavior="isolated"), byte_level]
+        )
+    else:
+        tok.pre_tokenizer = byte_level
+    return tok
+
+
+def bpe_openai_encoder(name: str) -> Any:
+    """The raw ``bpe-openai`` binding for ``name`` (its ``encode`` takes a str)."""
+    _require("bpe_openai")
+    from bpe_openai import _bindings
+
+    return _bindings.tokenizer_for_encoding(name)

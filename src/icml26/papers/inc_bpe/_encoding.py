@@ -1,0 +1,301 @@
+"""The user-facing tokenizer of [P19]: :class:`Encoding` (tiktoken-compatible) and :func:`load_encoding`.
+
+Pre-tokenization (``pretokenize=True``) splits text with the encoding's regex exactly as tiktoken does and runs the
+incremental BPE core on every piece; ``pretokenize=False`` runs BPE over the whole byte string, the setting in which
+the paper's per-byte worst case matters most. Deviation: the regex split uses the ``regex`` module (a stop-gap; the
+issue asks for a native splitter), so pre-tokenized throughput is bounded by it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+from ._backend import NATIVE, make_core
+from ._vocab import EXTRA_HINT, VocabSpec, builtin_spec, read_tiktoken_file
+
+__all__ = ["Encoding", "load_encoding"]
+
+_ERRORS = ("replace", "strict", "ignore", "backslashreplace", "surrogateescape")
+
+
+def _regex_module() -> Any:
+    try:
+        import regex
+    except ImportError:  # pragma: no cover - regex comes with tiktoken
+        raise ImportError(f"the regex package is needed for pre-tokenization; {EXTRA_HINT}") from None
+    return regex
+
+
+def _fix_surrogates(text: str) -> str:
+    """Replace lone surrogates by U+FFFD, as tiktoken does before encoding."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Encoding:
+    """A byte-level BPE tokenizer whose BPE core is the incremental algorithm of [P19].
+
+    Implements standard BPE (Sec. 2 of [P19]) through the per-byte incremental algorithm (Alg. 1-2: candidate suffix
+    tokens from an Aho-Corasick automaton, the O(1) validity test on the successor forest). Output equals tiktoken's
+    for the same ranks and pattern.
+
+    Args:
+        name: a display name.
+        tokens: token bytes indexed by rank (rank = token id = merge priority, lower merges first).
+        pat_str: the pre-tokenization regex (tiktoken syntax, run with the ``regex`` module).
+        special_tokens: special token text -> id (ids must not collide with ``tokens``).
+        pretokenize: split with ``pat_str`` first (tiktoken behaviour) or run BPE over the whole byte string.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        tokens: Sequence[bytes],
+        pat_str: str,
+        special_tokens: Mapping[str, int] | None = None,
+        pretokenize: bool = True,
+    ) -> None:
+        if not isinstance(pat_str, str):
+            raise TypeError(f"pat_str must be str, got {type(pat_str).__name__}")
+        if not isinstance(pretokenize, bool):
+            raise TypeError(f"pretokenize must be bool, got {type(pretokenize).__name__}")
+        tokens = list(tokens)
+        if not all(isinstance(t, bytes) for t in tokens):
+            raise TypeError("tokens must be a sequence of bytes")
+        specials = dict(special_tokens or {})
+        for s, i in specials.items():
+            if not isinstance(s, str) or not isinstance(i, int) or i < 0:
+                raise TypeError(f"special_tokens must map str to non-negative int, got {s!r}: {i!r}")
+            if i < len(tokens):
+                raise ValueError(f"special_tokens: id {i} of {s!r} collides with a regular token")
+        if len(set(specials.values())) != len(specials):
+            raise ValueError("special_tokens: ids must be distinct")
+        regex = _regex_module()
+        try:
+            self._pat = regex.compile(pat_str)
+        except regex.error as exc:
+            raise ValueError(f"pat_str: not a valid regex ({exc})") from None
+        self.name = name
+        self.pat_str = pat_str
+        self.pretokenize = pretokenize
+        self._core = make_core(tokens)
+        self._tokens = tokens
+        self._special = specials
+        self._special_re = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))) if specials else None
+        )
+        self._decoder: dict[int, bytes] = {i: s.encode("utf-8") for s, i in specials.items()}
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_tiktoken_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        pat_str: str,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str | None = None,
+        pretokenize: bool = True,
+    ) -> Encoding:
+        """Load a tiktoken rank file (``base64 rank`` lines, plain or gzip). Malformed files raise ``ValueError``."""
+        tokens, _ = read_tiktoken_file(path)
+        return cls(
+            name=name or os.path.basename(os.fspath(path)),
+            tokens=tokens,
+            pat_str=pat_str,
+            special_tokens=special_tokens,
+            pretokenize=pretokenize,
+        )
+
+    @classmethod
+    def from_ranks(
+        cls,
+        ranks: Mapping[bytes, int],
+        *,
+        pat_str: str,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "custom",
+        pretokenize: bool = True,
+    ) -> Encoding:
+        """Build from tiktoken-style ``mergeable_ranks`` (token bytes -> rank; ranks must be exactly ``0..n-1``)."""
+        n = len(ranks)
+        if sorted(ranks.values()) != list(range(n)):
+            raise ValueError("ranks: values must be exactly 0..n-1")
+        tokens: list[bytes] = [b""] * n
+        for t, r in ranks.items():
+            tokens[r] = bytes(t)
+        return cls(name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest token id (regular or special), as in tiktoken."""
+        return max([len(self._tokens) - 1, *self._special.values()]) + 1
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special token strings."""
+        return set(self._special)
+
+    @property
+    def max_token_bytes(self) -> int:
+        """t in the paper: the longest token, in bytes."""
+        return max(len(t) for t in self._tokens)
+
+    @property
+    def native(self) -> bool:
+        """True when the C++ core is in use (False under ``ICML26_NO_EXT=1`` or without a build)."""
+        return NATIVE
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r} n_vocab={self.n_vocab} pretokenize={self.pretokenize}>"
+
+    # ------------------------------------------------------------------ encoding
+    def _pieces(self, text: str) -> list[str]:
+        return self._pat.findall(text)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` treating special-token strings as ordinary text."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        text = _fix_surrogates(text)
+        if self.pretokenize:
+            return self._core.encode_pieces(self._pieces(text))
+        return self._core.encode(text.encode("utf-8"))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text`` to token ids, with tiktoken's rules for special tokens.
+
+        Special-token strings listed in ``allowed_special`` become their ids; those in ``disallowed_special`` (by
+        default every special token not allowed) raise ``ValueError``; the rest are encoded as ordinary text.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        allowed = set(self._special) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(self._special)
+        if unknown:
+            raise ValueError(f"allowed_special: {sorted(unknown)} are not special tokens of {self.name}")
+        disallowed = set(self._special) - allowed if disallowed_special == "all" else set(disallowed_special)
+        if disallowed:
+            for m in self._special_re.finditer(text) if self._special_re is not None else ():
+                if m.group() in disallowed:
+                    raise ValueError(
+                        f"text contains the special token {m.group()!r}, which is disallowed; pass "
+                        f"allowed_special={{{m.group()!r}}} to encode it as a special token, or "
+                        f"disallowed_special=() to encode it as ordinary text"
+                    )
+        if not allowed or self._special_re is None:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        start = 0
+        for m in self._special_re.finditer(text):
+            if m.group() in allowed:
+                out.extend(self.encode_ordinary(text[start : m.start()]))
+                out.append(self._special[m.group()])
+                start = m.end()
+        out.extend(self.encode_ordinary(text[start:]))
+        return out
+
+    def encode_bytes(self, data: bytes) -> list[int]:
+        """Encode raw bytes (any bytes, not only UTF-8); decode_bytes(encode_bytes(b)) == b.
+
+        With pre-tokenization, the bytes are read as UTF-8 with undecodable bytes kept as surrogate escapes, split by
+        the pattern, and each piece's original bytes are encoded; for valid UTF-8 this equals ``encode_ordinary``.
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        data = bytes(data)
+        if not self.pretokenize:
+            return self._core.encode(data)
+        try:
+            return self._core.encode_pieces(self._pieces(data.decode("utf-8")))
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", "surrogateescape")
+            return self._core.encode_pieces([p.encode("utf-8", "surrogateescape") for p in self._pieces(text)])
+
+    def encode_batch(self, texts: Iterable[str], *, num_threads: int = 1, **kwargs: Any) -> list[list[int]]:
+        """:meth:`encode` over many texts; ``num_threads > 1`` uses a thread pool (the core releases the GIL)."""
+        if not isinstance(num_threads, int) or num_threads < 1:
+            raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+        texts = list(texts)
+        if num_threads == 1:
+            return [self.encode(t, **kwargs) for t in texts]
+        with ThreadPoolExecutor(max_workers=num_threads) as pool:
+            return list(pool.map(lambda t: self.encode(t, **kwargs), texts))
+
+    # ------------------------------------------------------------------ decoding
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Concatenate the bytes of ``ids``; unknown ids raise ``ValueError``."""
+        toks = self._tokens
+        out = []
+        for i in ids:
+            if isinstance(i, int) and 0 <= i < len(toks):
+                out.append(toks[i])
+            elif i in self._decoder:
+                out.append(self._decoder[i])
+            else:
+                raise ValueError(f"ids: {i!r} is not a token id of {self.name}")
+        return b"".join(out)
+
+    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
+        """Decode ``ids`` to text; invalid UTF-8 is replaced by U+FFFD (``errors="strict"`` raises instead)."""
+        if errors not in _ERRORS:
+            raise ValueError(f"errors must be one of {_ERRORS}, got {errors!r}")
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def token_bytes(self, token: int) -> bytes:
+        """The bytes of one token id."""
+        return self.decode_bytes([token])
+
+    # ------------------------------------------------------------------ streaming
+    def incremental(self) -> Any:
+        """A streaming encoder (:class:`IncrementalEncoder`) over this encoding (special tokens as ordinary text)."""
+        from ._stream import IncrementalEncoder
+
+        return IncrementalEncoder(self)
+
+
+_CACHE: dict[tuple[str, bool], Encoding] = {}
+
+
+def load_encoding(name: str, *, pretokenize: bool = True) -> Encoding:
+    """Load ``"cl100k_base"`` or ``"o200k_base"`` from the vocabulary files shipped by installed packages.
+
+    Never downloads. Raises ``LookupError`` naming the ``icml26[tokenizers]`` extra when no package ships the file.
+    Encodings are memoised per (name, pretokenize) in this process.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be str, got {type(name).__name__}")
+    if not isinstance(pretokenize, bool):
+        raise TypeError(f"pretokenize must be bool, got {type(pretokenize).__name__}")
+    key = (name, bool(pretokenize))
+    if key not in _CACHE:
+        other = _CACHE.get((name, not pretokenize))
+        if other is not None:  # share the (expensive) core between the two modes
+            enc = Encoding.__new__(Encoding)
+            enc.__dict__.update(other.__dict__)
+            enc.pretokenize = bool(pretokenize)
+        else:
+            spec: VocabSpec = builtin_spec(name)
+            enc = Encoding(
+                name=name,
+                tokens=spec.tokens,
+                pat_str=spec.pat_str,
+                special_tokens=spec.special_tokens,
+                pretokenize=pretokenize,
+            )
+        _CACHE[key] = enc
+    return _CACHE[key]

@@ -1,0 +1,135 @@
+"""Streaming (eager) encoding of [P19]: feed text in chunks, get tokens as soon as they are final.
+
+Without pre-tokenization the native core runs the eager output algorithm of [P19] (Sec. 5): the per-position last
+tokens form a tree of backward chains; positions that can no longer end the last complete token of any continuation
+are pruned, and a token is emitted once every surviving chain goes through it.
+
+With pre-tokenization a regex piece is final once no continuation can change the split before it. The patterns of
+cl100k/o200k look at most 3 characters past a piece (contractions) or to the end of a whitespace run, so a piece is
+committed when it is not one of the last two pieces, ends at least 4 characters before the end of the buffer, and
+any whitespace run it starts with ends before the last character. Deviation: the pending piece is re-split on every
+feed, so a single pre-token that grows without bound (1 MB of letters) costs O(pending) per feed.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import TYPE_CHECKING
+
+from ._backend import make_stream
+from ._encoding import _fix_surrogates, _regex_module
+
+if TYPE_CHECKING:
+    from ._encoding import Encoding
+
+__all__ = ["IncrementalEncoder"]
+
+_MARGIN = 4  # characters of look-ahead a committed piece must leave behind it
+
+
+def _incomplete_tail(buf: bytes) -> int:
+    """Number of trailing bytes that are a valid but incomplete UTF-8 sequence (0..3)."""
+    for k in range(1, min(3, len(buf)) + 1):
+        b = buf[-k]
+        if b & 0xC0 != 0x80:  # lead byte (or ASCII)
+            if b < 0xC0:
+                return 0
+            dec = codecs.getincrementaldecoder("utf-8")()
+            try:
+                return k if dec.decode(buf[-k:], final=False) == "" else 0
+            except UnicodeDecodeError:
+                return 0
+    return 0
+
+
+class IncrementalEncoder:
+    """Streaming encoder: ``feed`` chunks, collect the tokens that became final, ``finish`` for the rest.
+
+    Implements the incremental + eager-output algorithms of [P19]: for any chunking, ``feed(c1) + ... + feed(ck) +
+    finish()`` equals ``enc.encode_ordinary`` (or ``encode_bytes``) of the whole input, and ``tokens()`` is the
+    exact BPE tokenization of everything fed so far. Chunks may split UTF-8 characters and pre-tokens.
+
+    Args:
+        encoding: the :class:`Encoding` to stream with.
+    """
+
+    def __init__(self, encoding: Encoding) -> None:
+        self._enc = encoding
+        self._emitted: list[int] = []
+        self._finished = False
+        if encoding.pretokenize:
+            re = _regex_module()
+            self._ws = re.compile(r"\s+")
+            self._buf = b""
+            self._stream = None
+        else:
+            self._stream = make_stream(encoding._core)
+
+    @staticmethod
+    def _as_bytes(data: bytes | str) -> bytes:
+        if isinstance(data, str):
+            return _fix_surrogates(data).encode("utf-8")
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return bytes(data)
+        raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
+
+    def feed(self, data: bytes | str) -> list[int]:
+        """Append ``data``; return the tokens that became final (possibly none)."""
+        raw = self._as_bytes(data)
+        if self._finished:
+            raise RuntimeError("feed: this encoder is finished")
+        if self._stream is not None:
+            out = list(self._stream.feed(raw))
+        else:
+            out = self._feed_pretokenized(raw)
+        self._emitted.extend(out)
+        return out
+
+    def _feed_pretokenized(self, raw: bytes) -> list[int]:
+        buf = self._buf + raw
+        hold = _incomplete_tail(buf)
+        head, tail = (buf[:-hold], buf[-hold:]) if hold else (buf, b"")
+        text = head.decode("utf-8", "surrogateescape")
+        spans = [m.span() for m in self._enc._pat.finditer(text)]
+        n = len(text)
+        commit = 0
+        for i, (s, e) in enumerate(spans[:-2]):
+            if e + _MARGIN > n:
+                break
+            ws = self._ws.match(text, s)
+            if ws is not None and ws.end() >= n - 1:
+                break
+            commit = i + 1
+        if commit == 0:
+            self._buf = buf
+            return []
+        cut = spans[commit - 1][1]
+        pieces = [text[s:e].encode("utf-8", "surrogateescape") for s, e in spans[:commit]]
+        self._buf = text[cut:].encode("utf-8", "surrogateescape") + tail
+        return list(self._enc._core.encode_pieces(pieces))
+
+    def _rest(self) -> list[int]:
+        if self._stream is not None:
+            return list(self._stream.tokens())
+        return self._enc.encode_bytes(self._buf)
+
+    def tokens(self) -> list[int]:
+        """The exact BPE tokenization of everything fed so far (emitted tokens + the provisional rest)."""
+        return self._emitted + self._rest()
+
+    def finish(self) -> list[int]:
+        """Close the stream and return the tokens not emitted yet."""
+        if self._finished:
+            raise RuntimeError("finish: this encoder is already finished")
+        out = list(self._stream.finish()) if self._stream is not None else self._enc.encode_bytes(self._buf)
+        self._finished = True
+        self._buf = b""
+        self._emitted.extend(out)
+        return out
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes fed but not yet covered by an emitted token (the delay of the eager output)."""
+        if self._stream is not None:
+            return int(self._stream.pending)
+        return len(self._buf)

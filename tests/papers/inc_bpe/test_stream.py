@@ -1,0 +1,78 @@
+"""Streaming of inc_bpe: chunking invariance, prefix property, eager (bounded-delay) output."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from icml26.papers.inc_bpe import load_encoding
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+ADVERSARIAL = st.text(alphabet=st.sampled_from(list("ab 'sllvedtXY\n\r\t.-/0123你é\u00a0 ")), max_size=60)
+
+
+def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
+    pts = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in zip(pts, pts[1:])]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("pretokenize", [True, False])
+@given(text=ADVERSARIAL | st.text(max_size=30), cuts=st.lists(st.integers(0, 400), max_size=12))
+@SETTINGS
+def test_chunking_invariance_and_prefix_property(name, pretokenize, text, cuts):
+    enc = load_encoding(name, pretokenize=pretokenize)
+    data = text.encode("utf-8", "replace")
+    inc = enc.incremental()
+    out, fed = [], b""
+    for chunk in _chunks(data, cuts):  # chunks split UTF-8 characters and pre-tokens
+        out += inc.feed(chunk)
+        fed += chunk
+        assert inc.tokens() == enc.encode_bytes(fed)  # tokens() is BPE of the prefix
+        assert out == inc.tokens()[: len(out)]  # emitted tokens are a prefix of it
+    out += inc.finish()
+    assert out == enc.encode_bytes(data) == enc.encode_ordinary(data.decode("utf-8"))
+
+
+@given(data=st.binary(max_size=50), cuts=st.lists(st.integers(0, 100), max_size=8))
+@SETTINGS
+def test_arbitrary_bytes_stream(data, cuts):
+    for pre in (True, False):
+        enc = load_encoding("cl100k_base", pretokenize=pre)
+        inc = enc.incremental()
+        out = []
+        for chunk in _chunks(data, cuts):
+            out += inc.feed(chunk)
+        out += inc.finish()
+        assert out == enc.encode_bytes(data)
+
+
+def test_eager_output_has_bounded_delay(cl100k):
+    enc = load_encoding("cl100k_base", pretokenize=False)
+    text = ("The quick brown fox jumps over the lazy dog. " * 40).encode()
+    inc = enc.incremental()
+    out, worst = [], 0
+    for i in range(0, len(text), 7):
+        out += inc.feed(text[i : i + 7])
+        worst = max(worst, inc.pending_bytes)
+    assert worst <= 64  # far below the input length: tokens come out while feeding
+    assert len(out) > 0.9 * len(enc.encode_bytes(text))
+    out += inc.finish()
+    assert out == enc.encode_bytes(text)
+
+
+def test_str_and_bytes_feeds_mix(cl100k):
+    inc = cl100k.incremental()
+    out = inc.feed("héllo ") + inc.feed("wörld".encode()[:2]) + inc.feed("wörld".encode()[2:]) + inc.finish()
+    assert out == cl100k.encode("héllo wörld")
+
+
+def test_misuse(cl100k):
+    inc = cl100k.incremental()
+    inc.feed("x")
+    inc.finish()
+    with pytest.raises(RuntimeError, match="finish"):
+        inc.finish()
+    with pytest.raises(RuntimeError, match="feed"):
+        inc.feed("y")
+    with pytest.raises(TypeError, match="data"):
+        cl100k.incremental().feed(3)  # type: ignore[arg-type]
