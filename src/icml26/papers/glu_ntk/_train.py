@@ -1,0 +1,186 @@
+"""Data (synthetic Gaussian regression; scikit-learn's digits) and the small training loops of [P21]'s experiments.
+
+Nothing is downloaded: the Gaussian task is synthesised from a seed and ``sklearn.datasets.load_digits`` ships with
+scikit-learn. Every random draw (data, initialisation, mini-batch order) comes from an explicit seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+__all__ = [
+    "ClassifierHistory",
+    "RegressionTask",
+    "digits_split",
+    "gaussian_regression_task",
+    "train_classifier",
+    "train_regression",
+]
+
+
+def _pos_int(name: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+    return v
+
+
+def _pos_float(name: str, v: object) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite float > 0, got {v!r}")
+    return float(v)
+
+
+@dataclass(frozen=True)
+class RegressionTask:
+    """A regression data set: inputs ``X`` (N, d) and targets ``y`` (N,), float64 tensors."""
+
+    X: Tensor
+    y: Tensor
+
+
+def gaussian_regression_task(n: int, d: int, *, noise: float = 0.1, seed: int) -> RegressionTask:
+    """The synthetic task of the authors' code: x ~ N(0, I_d), y = wᵀx + noise·ε with w ~ N(0, I_d / d), ε ~ N(0, 1)."""
+    _pos_int("n", n)
+    _pos_int("d", d)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite float >= 0, got {noise!r}")
+    g = torch.Generator().manual_seed(int(seed))
+    X = torch.randn(n, d, generator=g, dtype=torch.float64)
+    w = torch.randn(d, generator=g, dtype=torch.float64) / math.sqrt(d)
+    y = X @ w + noise * torch.randn(n, generator=g, dtype=torch.float64)
+    return RegressionTask(X=X, y=y)
+
+
+def train_regression(
+    model: nn.Module,
+    task: RegressionTask,
+    *,
+    lr: float,
+    epochs: int,
+    batch_size: int,
+    seed: int,
+    zero_output: bool = True,
+) -> np.ndarray:
+    """Mini-batch SGD on ½·mean (f(x) − y)²; returns the full-data loss before and after each epoch.
+
+    ``zero_output=True`` trains f(x) = z_θ(x) − z_θ₀(x) (the frozen initial output subtracted, the authors'
+    ``ZeroOutput``), so both models start from the same loss ½·mean y². The model is trained in place.
+
+    Returns:
+        losses of shape ``(epochs + 1,)``.
+    """
+    lr = _pos_float("lr", lr)
+    epochs, batch_size = _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
+    X, y = task.X, task.y
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise ValueError(f"task.X must be (N, d) and task.y (N,), got {tuple(X.shape)} and {tuple(y.shape)}")
+    dtype = next(model.parameters()).dtype
+    X, y = X.to(dtype), y.to(dtype)
+    with torch.no_grad():
+        out = model(X)
+    if out.numel() != y.numel():
+        raise ValueError(f"model must output one value per sample (out_dim=1), got output shape {tuple(out.shape)}")
+    z0 = out.reshape(-1).clone() if zero_output else torch.zeros_like(y)
+    g = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+
+    def full_loss() -> float:
+        with torch.no_grad():
+            return float(0.5 * ((model(X).reshape(-1) - z0 - y) ** 2).mean())
+
+    losses = [full_loss()]
+    n = X.shape[0]
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=g)
+        for s in range(0, n, batch_size):
+            idx = perm[s : s + batch_size]
+            opt.zero_grad(set_to_none=True)
+            loss = 0.5 * ((model(X[idx]).reshape(-1) - z0[idx] - y[idx]) ** 2).mean()
+            loss.backward()
+            opt.step()
+        losses.append(full_loss())
+    return np.asarray(losses)
+
+
+def digits_split(
+    *, test_fraction: float = 0.5, n_max: int | None = None, seed: int
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """scikit-learn's bundled 8×8 digits (1797 × 64, 10 classes), scaled to [0, 1], stratified split by ``seed``.
+
+    Returns ``(X_train, y_train, X_test, y_test)`` (float64 inputs, int64 labels). ``n_max`` keeps a stratified subset.
+    """
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, float) or not 0.0 < test_fraction < 1.0:
+        raise ValueError(f"test_fraction must be a float in (0, 1), got {test_fraction!r}")
+    X, y = load_digits(return_X_y=True)
+    if n_max is not None:
+        _pos_int("n_max", n_max)
+        if n_max < X.shape[0]:
+            X, _, y, _ = train_test_split(X, y, train_size=n_max, stratify=y, random_state=int(seed))
+    Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, test_size=test_fraction, stratify=y, random_state=int(seed))
+    t = lambda a, dt: torch.as_tensor(np.ascontiguousarray(a), dtype=dt)  # noqa: E731
+    return t(Xtr, torch.float64), t(ytr, torch.int64), t(Xte, torch.float64), t(yte, torch.int64)
+
+
+@dataclass(frozen=True)
+class ClassifierHistory:
+    """Per-epoch cross-entropy (nats) and accuracy on the train and test sets; index 0 = at initialisation."""
+
+    train_loss: np.ndarray
+    test_loss: np.ndarray
+    train_acc: np.ndarray
+    test_acc: np.ndarray
+
+    def first_epoch_below(self, train_loss: float) -> int | None:
+        """The first epoch whose train loss is <= ``train_loss`` (``None`` if never)."""
+        hit = np.flatnonzero(self.train_loss <= train_loss)
+        return int(hit[0]) if hit.size else None
+
+
+def train_classifier(
+    model: nn.Module,
+    data: tuple[Tensor, Tensor, Tensor, Tensor],
+    *,
+    lr: float = 1e-3,
+    weight_decay: float = 0.01,
+    epochs: int,
+    batch_size: int = 64,
+    seed: int,
+) -> ClassifierHistory:
+    """AdamW on the cross-entropy of ``model``'s logits (the optimiser of the authors' gap runs); trained in place."""
+    lr, epochs, batch_size = _pos_float("lr", lr), _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or weight_decay < 0:
+        raise ValueError(f"weight_decay must be a float >= 0, got {weight_decay!r}")
+    Xtr, ytr, Xte, yte = data
+    dtype = next(model.parameters()).dtype
+    Xtr, Xte = Xtr.to(dtype), Xte.to(dtype)
+    g = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=float(weight_decay))
+    ce = nn.functional.cross_entropy
+    hist: dict[str, list[float]] = {"trl": [], "tel": [], "tra": [], "tea": []}
+
+    def record() -> None:
+        with torch.no_grad():
+            for X, y, kl, ka in ((Xtr, ytr, "trl", "tra"), (Xte, yte, "tel", "tea")):
+                logits = model(X)
+                hist[kl].append(float(ce(logits, y)))
+                hist[ka].append(float((logits.argmax(1) == y).double().mean()))
+
+    record()
+    n = Xtr.shape[0]
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=g)
+        for s in range(0, n, batch_size):
+            idx = perm[s : s + batch_size]
+            opt.zero_grad(set_to_none=True)
+            ce(model(Xtr[idx]), ytr[idx]).backward()
+            opt.step()
+        record()
+    return ClassifierHistory(*(np.asarray(hist[k]) for k in ("trl", "tel", "tra", "tea")))
