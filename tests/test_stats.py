@@ -64,3 +64,16 @@ def test_seeding_helpers():
         seeding.rng("x")
     with pytest.raises(TypeError, match="seed"):
         seeding.seed_everything(1.5)
+
+
+def test_single_thread_limits_and_restores():
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from icml26.common.threads import single_thread
+
+    before = torch.get_num_threads()
+    with single_thread():
+        assert torch.get_num_threads() == 1
+        assert all(p["num_threads"] == 1 for p in threadpool_info())
+    assert torch.get_num_threads() == before

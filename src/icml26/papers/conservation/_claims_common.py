@@ -1,9 +1,6 @@
-"""Shared pieces of the claim checks of [P04]: the model variants, their quantities, a one-thread context."""
+"""Shared pieces of the claim checks of [P04]: the model variants and their quantities."""
 
 from __future__ import annotations
-
-import contextlib
-from collections.abc import Iterator
 
 import torch
 
@@ -19,16 +16,6 @@ VARIANTS = {
     "nope_sigmoid_gelu": dict(pos="none", mlp="gelu", n_experts=4, top_k=2),
 }
 
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Tiny float64 models run fastest on one intra-op thread (and oversubscribed cores slow them 10-40x)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
 
 
 def build_variant(name: str, *, d_model: int, n_layer: int, seed: int, init_std: float, vocab: int = 32,

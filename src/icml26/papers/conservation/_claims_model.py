@@ -12,7 +12,8 @@ import torch
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.common.stats import bootstrap_ci, loglog_slope
 from icml26.figures import new_figure, render
-from icml26.papers.conservation._claims_common import VARIANTS, build_variant, kind_of, one_thread, quantities
+from icml26.common.threads import single_thread as one_thread
+from icml26.papers.conservation._claims_common import VARIANTS, build_variant, kind_of, quantities
 from icml26.papers.conservation._flow import flow_rates, markov_batches, sgd_drift
 from icml26.papers.conservation._groups import scale_hidden_units_, transform_qk_
 from icml26.papers.conservation._model import random_symmetry_

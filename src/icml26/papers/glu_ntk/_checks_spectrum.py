@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.common.stats import bootstrap_ci
+from icml26.common.threads import single_thread as one_thread
 from icml26.figures import new_figure, render
 from icml26.papers.glu_ntk._models import GLU_PAIRS, make_mlp
 from icml26.papers.glu_ntk._ntk import empirical_ntk, ntk_spectrum_stats, steps_to_target
 from icml26.papers.glu_ntk._train import gaussian_regression_task
 
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one thread inside a check (the CI machine is shared), restoring the setting afterwards."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import torch
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.common.stats import bootstrap_ci
 from icml26.figures import new_figure, render
-from icml26.papers.glu_ntk._checks_spectrum import one_thread
+from icml26.common.threads import single_thread as one_thread
 from icml26.papers.glu_ntk._models import GLU_PAIRS, make_mlp
 from icml26.papers.glu_ntk._ntk import empirical_ntk, linearized_gd_losses, loss_crossing, ntk_spectrum_stats, \
     steps_to_target
