@@ -1,0 +1,165 @@
+"""GRPO with reward transforms on a tiny causal LM (the shared TinyGPT) for CountDown-3 (torch).
+
+:func:`sft` trains the base policy π_base on skewed correct demonstrations; :func:`grpo_train` runs GRPO from a copy
+of it with an :class:`AdvantageTransform` (Eq. 6 of [P32] for DS), and :func:`evaluate` measures unbiased pass@k and
+the number of distinct correct answers from n samples per held-out prompt.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from icml26.common.nn import GPTConfig, TinyGPT
+from icml26.common.train import train
+from icml26.papers.diff_smoothing._countdown import (
+    COMPLETION_LEN,
+    PROMPT_LEN,
+    VOCAB,
+    CountdownInstance,
+    decode,
+    encode_prompt,
+    sft_targets,
+    verify,
+)
+from icml26.papers.diff_smoothing._passk import pass_at_k
+from icml26.papers.diff_smoothing._transforms import AdvantageTransform
+
+__all__ = ["LMConfig", "make_model", "sft", "sample", "sequence_logp", "grpo_train", "evaluate", "GRPOHistory"]
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """The tiny model: a TinyGPT over the 14-token CountDown vocabulary."""
+
+    n_layer: int = 2
+    n_head: int = 2
+    d_model: int = 48
+
+    def gpt(self) -> GPTConfig:
+        return GPTConfig(vocab_size=len(VOCAB), block_size=PROMPT_LEN + COMPLETION_LEN, n_layer=self.n_layer,
+                         n_head=self.n_head, d_model=self.d_model)
+
+
+def make_model(cfg: LMConfig, *, seed: int) -> TinyGPT:
+    """A freshly initialised TinyGPT (weights from ``seed``)."""
+    return TinyGPT(cfg.gpt(), seed=seed)
+
+
+def _completion_loss(model: TinyGPT, seqs: torch.Tensor) -> torch.Tensor:
+    logits = model(seqs[:, :-1])[:, PROMPT_LEN - 1 :]
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), seqs[:, PROMPT_LEN:].reshape(-1))
+
+
+def sft(model: TinyGPT, instances: list[CountdownInstance], *, steps: int, lr: float = 3e-3, batch_size: int = 64,
+        zipf: float = 1.5, seed: int = 0) -> list[float]:
+    """Supervised fine-tuning on skewed correct demonstrations (:func:`sft_targets`); returns the loss per step."""
+    if not instances:
+        raise ValueError("instances must be non-empty")
+    seqs = torch.from_numpy(sft_targets(instances, zipf=zipf, seed=seed))
+    res = train(model, [seqs], _completion_loss, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
+                eval_every=max(1, steps), lr_schedule="cosine")
+    return res.losses
+
+
+@torch.no_grad()
+def sample(model: TinyGPT, prompts: torch.Tensor, *, n: int, generator: torch.Generator, temperature: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Draw ``n`` completions per prompt. Returns the token ids (B·n, COMPLETION_LEN) and their sequence
+    log-probabilities log π(y|x) = Σ_t log π(y_t | x, y_<t) (B·n,) at temperature 1."""
+    if prompts.ndim != 2 or prompts.shape[1] != PROMPT_LEN:
+        raise ValueError(f"prompts must be (B, {PROMPT_LEN}), got {tuple(prompts.shape)}")
+    if not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    x = prompts.repeat_interleave(n, dim=0)
+    logp = torch.zeros(x.shape[0], dtype=torch.float32)
+    for _ in range(COMPLETION_LEN):
+        lg = model(x)[:, -1].float()
+        lp = F.log_softmax(lg / temperature, dim=-1)
+        nxt = torch.multinomial(lp.exp(), 1, generator=generator)
+        logp += F.log_softmax(lg, dim=-1).gather(1, nxt).squeeze(1)
+        x = torch.cat([x, nxt], dim=1)
+    return x[:, PROMPT_LEN:], logp
+
+
+def sequence_logp(model: TinyGPT, prompts: torch.Tensor, completions: torch.Tensor) -> torch.Tensor:
+    """log π_θ(y|x) with gradients: the sum of the completion tokens' log-probabilities (B,)."""
+    seqs = torch.cat([prompts, completions], dim=1)
+    logits = model(seqs[:, :-1])[:, PROMPT_LEN - 1 :]
+    return F.log_softmax(logits, dim=-1).gather(2, completions.unsqueeze(-1)).squeeze(-1).sum(dim=1)
+
+
+def _rewards(instances: list[CountdownInstance], completions: torch.Tensor, n: int) -> np.ndarray:
+    return np.array([[float(verify(inst, decode(completions[i * n + j]))) for j in range(n)]
+                     for i, inst in enumerate(instances)])
+
+
+@dataclass
+class GRPOHistory:
+    """Per step: mean reward of the sampled groups and the mean sequence log-probability (−entropy proxy)."""
+
+    reward: list[float] = field(default_factory=list)
+    logp: list[float] = field(default_factory=list)
+
+
+def grpo_train(base: TinyGPT, instances: list[CountdownInstance], transform: AdvantageTransform, *, steps: int,
+               prompts_per_step: int = 16, group_size: int = 8, lr: float = 1e-3, clip: float = 0.2,
+               seed: int = 0) -> tuple[TinyGPT, GRPOHistory]:
+    """GRPO from a copy of ``base`` with advantages ``transform(r̂, log π_old(y|x))`` (Eq. 6 of [P32] for DS).
+
+    Each step draws ``prompts_per_step`` training prompts, ``group_size`` samples each from π_old (the current
+    policy), rewards from the verifier, and takes one AdamW step on the clipped surrogate
+    −mean_i min(ρ_i Ã_i, clip(ρ_i, 1 ± ``clip``) Ã_i), ρ_i = π_θ(y_i|x)/π_old(y_i|x) (ρ = 1 at the single update).
+    """
+    if not isinstance(transform, AdvantageTransform):
+        raise TypeError(f"transform must be an AdvantageTransform, got {type(transform).__name__}")
+    if not instances:
+        raise ValueError("instances must be non-empty")
+    if not isinstance(steps, numbers.Integral) or steps < 0 or group_size < 2 or prompts_per_step < 1:
+        raise ValueError("steps >= 0, group_size >= 2 and prompts_per_step >= 1 are required")
+    model = copy.deepcopy(base)
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    gen = torch.Generator().manual_seed(int(seed))
+    rng = np.random.default_rng(seed)
+    hist = GRPOHistory()
+    for _ in range(steps):
+        pick = rng.choice(len(instances), size=min(prompts_per_step, len(instances)), replace=False)
+        batch = [instances[i] for i in pick]
+        prompts = torch.tensor([encode_prompt(b) for b in batch], dtype=torch.long)
+        comps, logp_old = sample(model, prompts, n=group_size, generator=gen)
+        r = _rewards(batch, comps, group_size)
+        adv = transform(r, np.minimum(logp_old.view(len(batch), group_size).numpy(), 0.0))
+        a = torch.as_tensor(adv.reshape(-1), dtype=torch.float32)
+        logp = sequence_logp(model, prompts.repeat_interleave(group_size, dim=0), comps)
+        ratio = torch.exp(logp - logp_old)
+        loss = -torch.minimum(ratio * a, torch.clamp(ratio, 1 - clip, 1 + clip) * a).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        hist.reward.append(float(r.mean()))
+        hist.logp.append(float(logp_old.mean()))
+    model.eval()
+    return model, hist
+
+
+def evaluate(model: TinyGPT, instances: list[CountdownInstance], *, n: int = 32, ks: tuple[int, ...] = (1, 16),
+             seed: int = 0) -> dict[str, np.ndarray]:
+    """Per held-out prompt: unbiased pass@k from ``n`` samples for each k in ``ks`` and the number of distinct
+    correct completions among the n samples."""
+    if not instances:
+        raise ValueError("instances must be non-empty")
+    gen = torch.Generator().manual_seed(int(seed))
+    prompts = torch.tensor([encode_prompt(b) for b in instances], dtype=torch.long)
+    comps, _ = sample(model, prompts, n=n, generator=gen)
+    r = _rewards(instances, comps, n)
+    c = r.sum(axis=1).astype(np.int64)
+    out = {f"pass@{k}": np.asarray(pass_at_k(np.full_like(c, n), c, k)) for k in ks}
+    out["distinct_correct"] = np.array([len({decode(comps[i * n + j]) for j in range(n) if r[i, j] > 0})
+                                        for i in range(len(instances))], dtype=float)
+    return out
