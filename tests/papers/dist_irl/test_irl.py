@@ -20,6 +20,7 @@ from icml26.papers.dist_irl import (
     quantile_grid,
     rollout,
 )
+from icml26.papers.dist_irl._laws import expert_law, law_quantiles, policy_law
 from icml26.papers.dist_irl._mdp import return_coefficients
 
 
@@ -66,7 +67,7 @@ def test_bc_copies_the_expert_where_it_has_data(task):
 
 def test_dirl_fit_is_deterministic_and_sklearn_like(task):
     demos = task.demonstrations(task.risk_optimal_policy(CVaR(0.2)), 40, seed=0)
-    kw = dict(n_iter=15, n_rollouts=16, n_quantiles=8, random_state=3)
+    kw = dict(n_iter=15, n_quantiles=8, random_state=3)
     a = DistributionalIRL(**kw)
     assert a.fit(demos, task.mdp) is a
     b = DistributionalIRL(**kw).fit(demos, task.mdp)
@@ -74,21 +75,45 @@ def test_dirl_fit_is_deterministic_and_sklearn_like(task):
     np.testing.assert_array_equal(a.policy_, b.policy_)
     np.testing.assert_allclose(a.policy_.sum(axis=1), 1.0)
     assert np.all(np.abs(a.reward_mean_) <= 1.0) and np.all((a.reward_std_ >= 0.01) & (a.reward_std_ <= 3.0))
-    assert len(a.history_["fsd_violation"]) == 15 and a.predict([0, 1]).shape == (2,)
+    assert len(a.history_["objective"]) == 15 and a.predict([0, 1]).shape == (2,)
 
 
-def test_dirl_reward_gradient_matches_finite_differences(task):
-    """The quantile of reparameterised returns is linear in (mu, sigma) between order changes: check its slope."""
-    d = rollout(task.mdp, task.route_policy((False, True)), 64, start=task.starts[1], seed=0)
-    eps = np.random.default_rng(2).standard_normal(d.states.shape)
-    a, b = return_coefficients(task.mdp, d, eps)
-    mu, sig = np.array([0.0, 0.2, 0.4]), np.array([0.1, 0.3, 0.5])
-    est = DistributionalIRL(n_quantiles=8)
-    idx = np.arange(64)
-    q0, sel = est._quantiles(a @ mu + b @ sig, idx)
-    h = 1e-7
-    q1, _ = est._quantiles(a @ mu + b @ (sig + h * np.eye(3)[2]), idx)
-    np.testing.assert_allclose((q1 - q0) / h, b[sel, 2], rtol=1e-4, atol=1e-6)
+def test_dirl_recovers_the_risk_averse_expert_and_reward_shape(task):
+    """Worked example: the game's solution makes the CVaR expert optimal, with wide risky and narrow safe cells."""
+    expert = task.risk_optimal_policy(CVaR(0.2))
+    demos = task.demonstrations(expert, 60, seed=0)
+    d = DistributionalIRL(n_iter=1500, n_quantiles=16, known_rewards={0: (0.0, 0.0)}).fit(demos, task.mdp)
+    np.testing.assert_array_equal(task.p_risky(d.policy_), task.p_risky(expert))
+    assert d.reward_std_[2] > 5 * d.reward_std_[1] and d.reward_mean_[2] > d.reward_mean_[1]
+    assert d.objective(d.reward_mean_, d.reward_std_) < 0  # the expert beats every deviation in rho_g
+    assert (d.reward_mean_[0], d.reward_std_[0]) == (0.0, 0.0)  # known groups stay pinned
+
+
+def test_quantile_gradients_match_finite_differences(task):
+    """law_quantiles: implicit-function gradients of mixture quantiles agree with finite differences."""
+    pi = task.route_policy((True, False))
+    d = rollout(task.mdp, pi, 30, seed=1)
+    law = expert_law(task.mdp, d, np.arange(30))  # a mixture over the two starts' paths
+    assert law.weights.size > 1
+    mu, sig = np.array([0.1, 0.2, 0.4]), np.array([0.3, 0.3, 0.5])
+    taus = quantile_grid(8)
+    q, dm, ds = law_quantiles(law, mu, sig, taus)
+    h = 1e-6
+    for k in range(3):
+        e = np.eye(3)[k] * h
+        np.testing.assert_allclose((law_quantiles(law, mu + e, sig, taus)[0] - q) / h, dm[:, k], atol=1e-4)
+        np.testing.assert_allclose((law_quantiles(law, mu, sig + e, taus)[0] - q) / h, ds[:, k], atol=1e-4)
+
+
+def test_policy_law_matches_exact_returns(task):
+    """The coefficient-form law of a deterministic policy equals the enumerated Gaussian mixture (oracle)."""
+    pi = task.route_policy((False, True))
+    a = pi.argmax(axis=1)
+    law = policy_law(task.mdp, a, task.starts[1])
+    w, m, s = exact_returns(task.mdp, pi, task.true_rewards, start=task.starts[1])
+    np.testing.assert_allclose(law.A @ task.true_rewards.mean, m)
+    np.testing.assert_allclose(np.sqrt(law.B @ task.true_rewards.std**2), s)
+    np.testing.assert_allclose(law.weights, w)
 
 
 def _tiny_mdp():
@@ -148,6 +173,10 @@ def test_bad_demonstrations_and_fit_args():
         DistributionalIRL(n_quantiles=0).fit(demos, mdp)
     with pytest.raises(ValueError, match="std_bounds"):
         DistributionalIRL(std_bounds=(1.0, 2.0), init_std=0.5).fit(demos, mdp)
+    with pytest.raises(ValueError, match="solver"):
+        DistributionalIRL(solver="adam").fit(demos, mdp)
+    with pytest.raises(TypeError, match="known_rewards"):
+        DistributionalIRL(known_rewards=[0.0]).fit(demos, mdp)
     with pytest.raises(RuntimeError, match="not fitted"):
         DistributionalIRL().predict([0])
     with pytest.raises(TypeError, match="mdp"):

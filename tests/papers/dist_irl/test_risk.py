@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from icml26.papers.dist_irl import CVaR, Expectation, PowerDistortion, WangTransform, quantile_grid
+from icml26.papers.dist_irl import (
+    CVaR,
+    Expectation,
+    PowerDistortion,
+    WangTransform,
+    quantile_grid,
+)
 
 MEASURES = [CVaR(0.2), CVaR(1.0), WangTransform(0.75), PowerDistortion(2.0), Expectation()]
 

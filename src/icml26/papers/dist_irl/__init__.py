@@ -14,20 +14,26 @@ Claims (paper.toml; checks in claims.py, all on our two-route benchmark with a C
   1. ``reward_shape`` - the reward distribution's shape is recovered (standardised W1 to the truth, sigma ratio).
   2. ``risk_averse_imitation`` - the policy imitates a risk-averse expert where mean-matching IRL takes the risky route.
   3. ``fsd_decreases`` - the FSD violation against the expert falls during training.
-  4. ``iteration_complexity`` - O(eps^-2) iterations, measured as a log-log slope of the best-so-far violation.
+  4. ``iteration_complexity`` - O(eps^-2) iterations, measured as the log-log slope of the best-so-far excess of the
+     game objective over its exact (LP) minimum.
 
 Deviations / reconstructions (only the abstract was available: no equations, no code):
-  1. Alg. 1 is our reading: reward step = projected subgradient descent on the DRM-weighted quantile gap
-     sum_i w_i (q_pi(tau_i) - q_E(tau_i)) (``loss="gap"``, default) or its hinge (``loss="hinge"``, the weighted FSD
-     violation), per start state; policy step = entropy-regularised mirror ascent on rho_g with the DRM's
-     likelihood-ratio weight as advantage. The reward output is the Polyak average of the second half of the
-     iterates; the box |mu| <= 1, sigma in [0.01, 3] fixes the reward scale.
-  2. Dynamics are given (a TabularMDP), as in tabular MaxEnt IRL; only rewards are unknown. "Offline" means no
-     environment reward is ever observed; the learner's rollouts use the known model.
-  3. The benchmark (two routes per context, rewards tied by cell type) is ours; the paper's synthetic tasks, MuJoCo and
-     neuro-behavioural data are not reproduced.
-  4. With this reconstruction the alternating game cycles and the claims fail at our budgets (README); this is a
-     finding about our reading, not a verdict on the authors' implementation.
+  1. Alg. 1 is our reading, as a game: the policy player best-responds exactly (enumerating deterministic policies on
+     tiny MDPs) with the deviation from the expert that maximises rho_g in the worst start state; the reward player
+     minimises f(phi) = max_(c, j) [rho_g(Z^{pi_j}_c) - rho_g(Z^E_c)] (the signed, DRM-weighted quantile gap, i.e.
+     the linear part of the DRM-weighted FSD violation) over a box. Solver: mirror-prox/extragradient on the mixed
+     game with averaged iterates (default) or projected subgradient with averaging (O(log T / sqrt T) guarantee).
+     A first version (simultaneous sampled gradient steps, sum over contexts, slow learner) cycled; see _game.py.
+  2. Dynamics are given (a TabularMDP), return laws are exact Gaussian mixtures over paths; only rewards are unknown.
+     "Offline" means no environment reward is ever observed.
+  3. The box |mu| <= 1, sigma in [0.01, 3] fixes the reward scale; the max-margin solution sits on its sigma bounds,
+     so the learned sigma_risky / sigma_safe (e.g. 219 at small) reflects the box more than the truth (20).
+  4. The benchmark's absorbing start/goal cells are known to pay 0 (``known_rewards``, terminal-state convention).
+     Without it the neutral group's noise masks the short context and the non-convex game finds an inverted
+     explanation (safe cells wide, risky cells narrow) that also rationalises the expert.
+  5. The benchmark (two routes per context, rewards tied by cell type) is ours; the paper's synthetic tasks, MuJoCo and
+     neuro-behavioural data are not reproduced. The expert is deterministic, so seeds only change the demonstrations'
+     split between the contexts, which the worst-case objective ignores: the CIs over seeds are degenerate.
 """
 
 from icml26.papers.dist_irl._baselines import BehaviourCloning, MaxEntIRL
@@ -39,8 +45,21 @@ from icml26.papers.dist_irl._dominance import (
     gaussian_mixture_quantiles,
     standardized_wasserstein,
 )
-from icml26.papers.dist_irl._mdp import Demonstrations, GaussianRewards, TabularMDP, exact_returns, rollout
-from icml26.papers.dist_irl._risk import CVaR, DistortionRiskMeasure, Expectation, PowerDistortion, WangTransform, quantile_grid
+from icml26.papers.dist_irl._mdp import (
+    Demonstrations,
+    GaussianRewards,
+    TabularMDP,
+    exact_returns,
+    rollout,
+)
+from icml26.papers.dist_irl._risk import (
+    CVaR,
+    DistortionRiskMeasure,
+    Expectation,
+    PowerDistortion,
+    WangTransform,
+    quantile_grid,
+)
 from icml26.papers.dist_irl._tasks import TwoRouteTask, make_two_route_task
 
 __all__ = [

@@ -7,7 +7,7 @@ from scipy.special import logsumexp
 
 from ._mdp import Demonstrations, TabularMDP
 
-__all__ = ["MaxEntIRL", "BehaviourCloning"]
+__all__ = ["BehaviourCloning", "MaxEntIRL"]
 
 
 def _check_fit_args(demonstrations: object, mdp: object) -> None:

@@ -1,29 +1,34 @@
-"""Distributional offline IRL ([P18], Alg. 1 as we reconstruct it): alternate a reward-distribution step that lowers
-the DRM-weighted FSD violation of the learner against the expert and a policy step that raises the learner's DRM.
+"""Distributional offline IRL ([P18], Alg. 1 as we reconstruct it) as a worst-case game between reward and policy.
 
-Symbols: R_phi(s, a) = N(mu_k, sigma_k^2), k = groups[s, a] (phi = (mu, sigma)); Z^E, Z^pi the returns of expert and
-learner; q_E, q_pi their quantile functions on the grid tau_i = (2i - 1)/(2N); g the distortion of the DRM rho_g and
-w_i = g(i/N) - g((i-1)/N) its quantile weights.
+Symbols: R_phi(s, a) = N(mu_k, sigma_k^2), k = groups[s, a] (phi = (mu, sigma) in the box Phi); Z^E_c, Z^pi_c the returns
+of expert and learner from start state c; q their quantile functions on the grid tau_i = (2i - 1)/(2N); g the
+distortion of rho_g and w_i = g(i/N) - g((i-1)/N) its quantile weights.
 
-  reward step:  phi <- Proj[phi - eta_r (grad_phi V_g(phi) + lambda (phi - phi_0))],
-                V_g(phi) = sum_{s0} p(s0) sum_i w_i (q_pi(tau_i | s0) - q_E(tau_i | s0))_+        (DRM-weighted FSD)
-  policy step:  theta <- theta + eta_pi (A_g - beta theta)   (entropy-regularised mirror ascent on rho_g(Z^pi | s0),
-                A_g[s, a] = E[-psi(Z) | s, a] - E[-psi(Z) | s], -psi the likelihood-ratio weight of grad rho_g)
+  policy step (exact best response): for each start c and each deterministic policy j that deviates from the expert,
+      D_g(c, j; phi) = sum_i w_i (q_{c,j}(tau_i) - q_{c,E}(tau_i)) = rho_g(Z^{pi_j}_c) - rho_g(Z^E_c)      (grid form);
+      the policy player takes the maximiser over (c, j): the DRM-optimal deviation in the worst context.
+  reward step: phi <- Proj_Phi(phi - eta_t g_t / ||g_t||), g_t a subgradient of f(phi) = max_{c,j} D_g(c, j; phi),
+      eta_t = lr R / sqrt(t + 1); the output reward is the weighted average of the iterates (_game.py).
+  risk-aware policy: the rho_g-optimal deterministic policy under the learned reward, from every start (exact).
 
-Quantiles come from sampled returns with reparameterised rewards (common random numbers within an iteration), so
-q(tau_i) is piecewise linear in phi; rho_g's policy gradient is the likelihood-ratio form -E[psi(Z) grad log p].
+Return laws are exact Gaussian mixtures over paths (known dynamics, tabular), so there is no sampling noise; the only
+data are the demonstrated state/action paths. The expert is compared with *deviations* only (deterministic policies
+that differ from the demonstrated majority action at a decision state the demonstrations visit), which is what keeps
+phi = 0 (every policy tied) from being a minimiser: f(phi) < 0 iff phi makes the expert strictly rho_g-better than
+every deviation, and the box fixes the otherwise free reward scale.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.common.seeding import rng as make_rng
-
 from ._dominance import fsd_violation
-from ._mdp import Demonstrations, GaussianRewards, TabularMDP, return_coefficients, rollout
+from ._game import minimax_extragradient, minimax_subgradient
+from ._laws import ReturnLaw, enumerate_policies, expert_law, law_quantiles, policy_law
+from ._mdp import Demonstrations, GaussianRewards, TabularMDP
 from ._risk import CVaR, DistortionRiskMeasure, quantile_grid
 
 __all__ = ["DistributionalIRL", "softmax"]
@@ -45,36 +50,38 @@ def _pos(x: object, name: str, *, integer: bool = False, allow_zero: bool = Fals
 
 
 @dataclass
-class _Batch:
-    idx: list[np.ndarray]  # per start state: indices of its trajectories
-    a: np.ndarray
-    b: np.ndarray
-    demos: Demonstrations
+class _Context:
+    start: int
+    weight: float
+    dec: np.ndarray  # decision states reachable from start
+    acts: np.ndarray  # (J, d) all deterministic restrictions
+    laws: list[ReturnLaw]  # law of each restriction
+    deviating: np.ndarray  # indices j that deviate from the expert
+    expert: ReturnLaw
 
 
 class DistributionalIRL:
-    """Distributional offline IRL by FSD-violation minimisation with a distortion risk measure ([P18], Alg. 1).
+    """Distributional offline IRL: worst-case DRM-weighted dominance game over reward distributions ([P18], Alg. 1).
 
     Args (keyword-only hyper-parameters):
-        risk_measure: the DRM rho_g of the risk-aware policy and of the weights of the FSD violation
-            (default CVaR_0.2).
+        risk_measure: the DRM rho_g of the policy and of the quantile weights w_i (default CVaR_0.2).
         n_quantiles: N, the size of the quantile grid tau_i.
-        n_iter: T, the number of alternating reward/policy iterations.
-        n_rollouts: M, learner trajectories per start state and iteration.
-        lr_reward: eta_r, the reward step size.
-        lr_policy: eta_pi, the policy (softmax logits) step size.
-        entropy: beta, the policy-entropy bonus.
-        reward_reg: lambda, the pull of phi towards phi_0 = (0, init_std).
+        n_iter: T, the number of reward steps (each after an exact policy best response).
+        lr_reward: the reward step scale (fraction of the box diameter R moved at t = 0; eta_t = lr R / sqrt(t+1)).
         mean_bound: the box |mu_k| <= mean_bound (IRL rewards have no intrinsic scale; the box fixes it).
-        std_bounds: (sigma_min, sigma_max) for sigma_k.
-        init_std: sigma of the initial (and reference) reward distribution.
-        store_path: keep the policy of every iteration in ``policy_path_``.
-        random_state: seed of the sampled rollouts and reward noise.
+        std_bounds: (sigma_min, sigma_max) for sigma_k; sigma_min > 0 keeps every return law non-degenerate.
+        init_std: sigma of the initial reward phi_0 = (0, init_std).
+        max_policies: cap on the enumerated deterministic policies per start state.
+        known_rewards: {group: (mean, std)} for groups whose reward law is known and not learned (e.g. absorbing
+            start/goal cells that pay nothing, the usual terminal-state convention); the box pins them.
+        solver: "extragradient" (mirror-prox on the mixed game, default) or "subgradient" (exact best response,
+            projected subgradient with averaging); both in _game.py.
+        store_path: keep the running-average reward of every iteration in ``reward_path_``.
+        random_state: accepted for the scikit-learn-style API; the method is deterministic given the data.
 
-    Learned attributes: ``reward_mean_``, ``reward_std_`` (per reward group, averaged over the second half of the
-    iterations), ``last_reward_`` (the last iterate), ``policy_`` (S, A), ``logits_``,
-    ``history_`` (per-iteration FSD violations and DRM gap under the learned reward), ``policy_path_`` (optional),
-    ``n_iter_``.
+    Learned attributes: ``reward_mean_``, ``reward_std_`` (per reward group, the averaged iterate), ``last_reward_``,
+    ``policy_`` (S, A) the rho_g-optimal policy under the learned reward, ``history_`` (per-iteration objective
+    f(phi_t), DRM-weighted FSD violation of the best response), ``reward_path_`` (optional (T+1, 2K)), ``n_iter_``.
     """
 
     def __init__(
@@ -82,31 +89,27 @@ class DistributionalIRL:
         *,
         risk_measure: DistortionRiskMeasure | None = None,
         n_quantiles: int = 32,
-        n_iter: int = 400,
-        n_rollouts: int = 128,
-        lr_reward: float = 0.01,
-        lr_policy: float = 1.0,
-        entropy: float = 0.05,
-        reward_reg: float = 0.0,
+        n_iter: int = 500,
+        lr_reward: float = 0.05,
         mean_bound: float = 1.0,
         std_bounds: tuple[float, float] = (0.01, 3.0),
         init_std: float = 0.5,
-        loss: str = "gap",
+        max_policies: int = 4096,
+        known_rewards: Mapping[int, tuple[float, float]] | None = None,
+        solver: str = "extragradient",
         store_path: bool = False,
         random_state: int | None = 0,
     ) -> None:
         self.risk_measure = CVaR(0.2) if risk_measure is None else risk_measure
         self.n_quantiles = n_quantiles
         self.n_iter = n_iter
-        self.n_rollouts = n_rollouts
         self.lr_reward = lr_reward
-        self.lr_policy = lr_policy
-        self.entropy = entropy
-        self.reward_reg = reward_reg
         self.mean_bound = mean_bound
         self.std_bounds = std_bounds
         self.init_std = init_std
-        self.loss = loss
+        self.max_policies = max_policies
+        self.known_rewards = known_rewards
+        self.solver = solver
         self.store_path = store_path
         self.random_state = random_state
 
@@ -115,28 +118,60 @@ class DistributionalIRL:
             raise TypeError(f"risk_measure must be a DistortionRiskMeasure, got {type(self.risk_measure).__name__}")
         _pos(self.n_quantiles, "n_quantiles", integer=True)
         _pos(self.n_iter, "n_iter", integer=True, allow_zero=True)
-        _pos(self.n_rollouts, "n_rollouts", integer=True)
-        for name in ("lr_reward", "lr_policy", "mean_bound", "init_std"):
+        _pos(self.max_policies, "max_policies", integer=True)
+        for name in ("lr_reward", "mean_bound", "init_std"):
             _pos(getattr(self, name), name)
-        for name in ("entropy", "reward_reg"):
-            _pos(getattr(self, name), name, allow_zero=True)
+        if self.solver not in ("extragradient", "subgradient"):
+            raise ValueError(f"solver must be 'extragradient' or 'subgradient', got {self.solver!r}")
+        if self.known_rewards is not None and not isinstance(self.known_rewards, Mapping):
+            raise TypeError(f"known_rewards must be a mapping group -> (mean, std), got {type(self.known_rewards).__name__}")
         lo, hi = self.std_bounds
-        if not (0 <= lo <= self.init_std <= hi):
-            raise ValueError(f"std_bounds must satisfy 0 <= min <= init_std <= max, got {self.std_bounds} and {self.init_std}")
+        if not (0 < lo <= self.init_std <= hi):
+            raise ValueError(f"std_bounds must satisfy 0 < min <= init_std <= max, got {self.std_bounds} and {self.init_std}")
 
-    # -- quantiles of sampled returns, with the sample each quantile selects (its subgradient) -------------------
-    def _quantiles(self, z: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        zz = z[idx]
-        order = np.argsort(zz, kind="stable")
-        pos = np.minimum((quantile_grid(self.n_quantiles) * zz.size).astype(int), zz.size - 1)
-        sel = idx[order[pos]]
-        return z[sel], sel
+    # -- the game ------------------------------------------------------------------------------------------------
+    def _contexts(self, demos: Demonstrations, mdp: TabularMDP) -> list[_Context]:
+        starts, counts = np.unique(demos.states[:, 0], return_counts=True)
+        out = []
+        for s0, n in zip(starts, counts):
+            rows = np.flatnonzero(demos.states[:, 0] == s0)
+            dec, acts = enumerate_policies(mdp, int(s0), max_policies=self.max_policies)
+            # the expert's majority action at each decision state its demonstrations visit
+            cnt = np.zeros((dec.size, mdp.n_actions))
+            st, ac = demos.states[rows].ravel(), demos.actions[rows].ravel()
+            for i, d in enumerate(dec):
+                cnt[i] = np.bincount(ac[st == d], minlength=mdp.n_actions)
+            visited = cnt.sum(axis=1) > 0
+            major = cnt.argmax(axis=1)
+            deviating = np.flatnonzero(np.any((acts != major[None, :]) & visited[None, :], axis=1))
+            laws = []
+            for j in range(acts.shape[0]):
+                a = np.zeros(mdp.n_states, dtype=np.int64)
+                a[dec] = acts[j]
+                laws.append(policy_law(mdp, a, int(s0)))
+            out.append(_Context(int(s0), n / len(demos), dec, acts, laws, deviating, expert_law(mdp, demos, rows)))
+        return out
 
-    def _batch(self, mdp: TabularMDP, demos: Demonstrations, starts: np.ndarray, g: np.random.Generator) -> _Batch:
-        eps = g.standard_normal(demos.states.shape)
-        a, b = return_coefficients(mdp, demos, eps)
-        idx = [np.flatnonzero(demos.states[:, 0] == s) for s in starts]
-        return _Batch(idx, a, b, demos)
+    def _split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return x[: self._K], x[self._K :]
+
+    def _oracle(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values D_g(c, j; phi) and gradients of every (start, deviating policy) pair: the policy player's options."""
+        mu, sig = self._split(x)
+        taus, w = self._taus, self._w
+        vals, grads = [], []
+        for ctx in self._ctx:
+            qe, dme, dse = law_quantiles(ctx.expert, mu, sig, taus)
+            for j in ctx.deviating:
+                q, dm, ds = law_quantiles(ctx.laws[j], mu, sig, taus)
+                vals.append(float(w @ (q - qe)))
+                grads.append(np.concatenate([w @ (dm - dme), w @ (ds - dse)]))
+        return np.array(vals), np.array(grads)
+
+    def objective(self, mean: np.ndarray, std: np.ndarray) -> float:
+        """f(phi) = max over starts and deviating policies of the DRM gap rho_g(deviation) - rho_g(expert)."""
+        self._check_fitted()
+        return float(self._oracle(np.concatenate([np.asarray(mean, float), np.asarray(std, float)]))[0].max())
 
     def fit(self, demonstrations: Demonstrations, mdp: TabularMDP) -> DistributionalIRL:
         """Learn reward distributions and a risk-aware policy from expert ``demonstrations`` (state/action only).
@@ -150,75 +185,76 @@ class DistributionalIRL:
             raise TypeError(f"mdp must be a TabularMDP, got {type(mdp).__name__}")
         self._validate()
         demonstrations.check_against(mdp)
-        g = make_rng(self.random_state)
-        K, S, A = mdp.n_groups, mdp.n_states, mdp.n_actions
-        starts, counts = np.unique(demonstrations.states[:, 0], return_counts=True)
-        p0 = counts / counts.sum()
-        w_g = self.risk_measure.weights(self.n_quantiles)
-        mu = np.zeros(K)
-        sigma = np.full(K, float(self.init_std))
-        logits = np.zeros((S, A))
-        hist: dict[str, list[float]] = {"fsd_violation": [], "weighted_violation": [], "drm_gap": []}
-        path = [softmax(logits)] if self.store_path else []
-        avg_mu, avg_sigma, n_avg = np.zeros(K), np.zeros(K), 0
-        burn = self.n_iter // 2
+        self._K = K = mdp.n_groups
+        self._mdp = mdp
+        self._taus = quantile_grid(self.n_quantiles)
+        self._w = self.risk_measure.weights(self.n_quantiles)
+        self._ctx = self._contexts(demonstrations, mdp)
+        if not any(c.deviating.size for c in self._ctx):
+            raise ValueError("the demonstrations visit no decision state: no deviation exists to identify a reward")
         lo, hi = self.std_bounds
-        M = self.n_rollouts
-        for it in range(self.n_iter):
-            pi = softmax(logits)
-            exp_b = self._batch(mdp, demonstrations, starts, g)
-            learner = [rollout(mdp, pi, M, start=int(s), seed=g) for s in starts]
-            lrn = Demonstrations(np.concatenate([d.states for d in learner]), np.concatenate([d.actions for d in learner]))
-            lrn_b = self._batch(mdp, lrn, starts, g)
-            z_e = exp_b.a @ mu + exp_b.b @ sigma
-            z_l = lrn_b.a @ mu + lrn_b.b @ sigma
-            g_mu = np.zeros(K)
-            g_sigma = np.zeros(K)
-            adv_sum = np.zeros((S, A))
-            adv_cnt = np.zeros((S, A))
-            v_plain = v_w = gap = 0.0
-            for j, w0 in enumerate(p0):
-                q_e, sel_e = self._quantiles(z_e, exp_b.idx[j])
-                q_l, sel_l = self._quantiles(z_l, lrn_b.idx[j])
-                v_plain += w0 * fsd_violation(q_l, q_e)
-                v_w += w0 * fsd_violation(q_l, q_e, risk_measure=self.risk_measure)
-                gap += w0 * float(w_g @ (q_e - q_l))
-                # reward step: subgradient of the DRM-weighted hinge through the selected samples
-                act = w0 * w_g * ((q_l > q_e) if self.loss == "hinge" else 1.0)
-                g_mu += act @ lrn_b.a[sel_l] - act @ exp_b.a[sel_e]
-                g_sigma += act @ lrn_b.b[sel_l] - act @ exp_b.b[sel_e]
-                # policy step: the DRM's likelihood-ratio weight -psi(Z) as a per-visit advantage signal
-                rows = lrn_b.idx[j]
-                adv = -self.risk_measure.tail_weights(z_l[rows])
-                adv = np.repeat(adv - adv.mean(), lrn.states.shape[1])
-                st, ac = lrn.states[rows].ravel(), lrn.actions[rows].ravel()
-                np.add.at(adv_sum, (st, ac), adv)
-                np.add.at(adv_cnt, (st, ac), 1.0)
-            # soft policy mirror-descent step: theta <- theta + eta_pi (A_hat - beta theta) on visited states,
-            # A_hat[s, a] = E[-psi | s, a] - E[-psi | s] (fixed point: pi = softmax(A_hat / beta))
-            seen = adv_cnt.sum(axis=1) > 0
-            q_sa = np.where(adv_cnt > 0, adv_sum / np.maximum(adv_cnt, 1.0), 0.0)
-            base = adv_sum.sum(axis=1) / np.maximum(adv_cnt.sum(axis=1), 1.0)
-            a_hat = np.where(adv_cnt > 0, q_sa - base[:, None], 0.0)
-            logits[seen] += self.lr_policy * (a_hat[seen] - self.entropy * logits[seen])
-            mu = np.clip(mu - self.lr_reward * (g_mu + self.reward_reg * mu), -self.mean_bound, self.mean_bound)
-            sigma = np.clip(sigma - self.lr_reward * (g_sigma + self.reward_reg * (sigma - self.init_std)), lo, hi)
-            if it >= burn:  # Polyak average of the reward iterates over the second half (the game cycles)
-                avg_mu, avg_sigma, n_avg = avg_mu + mu, avg_sigma + sigma, n_avg + 1
-            hist["fsd_violation"].append(v_plain)
-            hist["weighted_violation"].append(v_w)
-            hist["drm_gap"].append(gap)
-            if self.store_path:
-                path.append(softmax(logits))
-        self.reward_mean_ = avg_mu / n_avg if n_avg else mu
-        self.reward_std_ = avg_sigma / n_avg if n_avg else sigma
-        self.last_reward_ = GaussianRewards(mu, sigma)
-        self.logits_ = logits
-        self.policy_ = softmax(logits)
-        self.history_ = {k: np.asarray(v) for k, v in hist.items()}
-        self.policy_path_ = np.asarray(path) if self.store_path else None
+        lower = np.concatenate([np.full(K, -float(self.mean_bound)), np.full(K, float(lo))])
+        upper = np.concatenate([np.full(K, float(self.mean_bound)), np.full(K, float(hi))])
+        x0 = np.concatenate([np.zeros(K), np.full(K, float(self.init_std))])
+        for k, val in (self.known_rewards or {}).items():
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:
+                raise ValueError(f"known_rewards keys must be reward groups in [0, {K}), got {k!r}")
+            m, sd = (float(v) for v in val)
+            if not (np.isfinite(m) and np.isfinite(sd) and sd >= 0):
+                raise ValueError(f"known_rewards[{k}] must be a finite (mean, std >= 0), got {val!r}")
+            lower[k] = upper[k] = x0[k] = m
+            lower[K + k] = upper[K + k] = x0[K + k] = sd
+        self.lower_, self.upper_ = lower, upper
+        solve = minimax_extragradient if self.solver == "extragradient" else minimax_subgradient
+        res = solve(self._oracle, x0, lower, upper, n_iter=int(self.n_iter), lr=float(self.lr_reward), store_path=True)
+        self.reward_mean_, self.reward_std_ = (v.copy() for v in self._split(res.x))
+        self.last_reward_ = GaussianRewards(*self._split(res.x_last))
+        self.policy_ = self.risk_optimal_policy(self.reward_mean_, self.reward_std_)
+        viol = []
+        path = res.avg_path if res.avg_path is not None else np.empty((0, 2 * K))
+        for x in path[1:: max(1, len(path) // 50)]:
+            viol.append(self._weighted_violation(*self._split(x)))
+        self.history_ = {"objective": res.values, "weighted_violation": np.asarray(viol)}
+        self.reward_path_ = path if self.store_path else None
         self.n_iter_ = int(self.n_iter)
         return self
+
+    # -- the risk-aware policy -----------------------------------------------------------------------------------
+    def _risks(self, mu: np.ndarray, sig: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for ctx in self._ctx:
+            out.append(np.array([self._w @ law_quantiles(law, mu, sig, self._taus)[0] for law in ctx.laws]))
+        return out
+
+    def risk_optimal_policy(self, mean: np.ndarray, std: np.ndarray, *, tol: float = 1e-9) -> np.ndarray:
+        """The rho_g-optimal deterministic policy from every demonstrated start under rewards N(mean, std^2), (S, A).
+
+        Exact (enumeration). Ties within ``tol`` are mixed uniformly; non-decision states get the uniform row (all
+        actions are equivalent there). Where the decision states of two starts overlap, the more frequent start wins.
+        """
+        self._check_fitted(policy=False)
+        mu, sig = np.asarray(mean, float), np.asarray(std, float)
+        pi = np.full((self._mdp.n_states, self._mdp.n_actions), 1.0 / self._mdp.n_actions)
+        order = np.argsort([-c.weight for c in self._ctx], kind="stable")
+        risks = self._risks(mu, sig)
+        for i in order[::-1]:  # most frequent start last, so it overwrites shared states
+            ctx, r = self._ctx[i], risks[i]
+            best = np.flatnonzero(r >= r.max() - tol)
+            for col, s in enumerate(ctx.dec):
+                pi[s] = np.bincount(ctx.acts[best, col], minlength=self._mdp.n_actions) / best.size
+        return pi
+
+    def _weighted_violation(self, mu: np.ndarray, sig: np.ndarray) -> float:
+        """Start-weighted DRM-weighted FSD violation sum_i w_i (q_pi - q_E)_+ of the rho_g-best deviation."""
+        total = 0.0
+        for ctx, r in zip(self._ctx, self._risks(mu, sig)):
+            if ctx.deviating.size == 0:
+                continue
+            j = ctx.deviating[np.argmax(r[ctx.deviating])]
+            q = law_quantiles(ctx.laws[j], mu, sig, self._taus)[0]
+            qe = law_quantiles(ctx.expert, mu, sig, self._taus)[0]
+            total += ctx.weight * fsd_violation(q, qe, risk_measure=self.risk_measure)
+        return total
 
     def reward_distribution(self) -> GaussianRewards:
         """The learned reward distributions N(reward_mean_[k], reward_std_[k]^2) per group."""
@@ -233,6 +269,6 @@ class DistributionalIRL:
             raise ValueError(f"states must be ints in [0, {self.policy_.shape[0]})")
         return self.policy_[s].argmax(axis=-1)
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "policy_"):
+    def _check_fitted(self, *, policy: bool = True) -> None:
+        if not hasattr(self, "_ctx") or (policy and not hasattr(self, "policy_")):
             raise RuntimeError("this DistributionalIRL is not fitted yet; call fit(demonstrations, mdp) first")

@@ -18,10 +18,10 @@ from ._risk import DistortionRiskMeasure, quantile_grid
 
 __all__ = [
     "empirical_quantiles",
-    "fsd_violation",
     "first_order_dominates",
-    "standardized_wasserstein",
+    "fsd_violation",
     "gaussian_mixture_quantiles",
+    "standardized_wasserstein",
 ]
 
 

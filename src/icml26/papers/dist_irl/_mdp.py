@@ -16,8 +16,15 @@ import numpy as np
 
 from icml26.common.seeding import rng as make_rng
 
-__all__ = ["TabularMDP", "GaussianRewards", "Demonstrations", "rollout", "return_coefficients", "exact_returns",
-           "check_policy"]
+__all__ = [
+    "Demonstrations",
+    "GaussianRewards",
+    "TabularMDP",
+    "check_policy",
+    "exact_returns",
+    "return_coefficients",
+    "rollout",
+]
 
 
 def _int_array(x: object, name: str, ndim: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["DistortionRiskMeasure", "CVaR", "WangTransform", "PowerDistortion", "Expectation", "quantile_grid"]
+__all__ = ["CVaR", "DistortionRiskMeasure", "Expectation", "PowerDistortion", "WangTransform", "quantile_grid"]
 
 
 def quantile_grid(n_quantiles: int) -> np.ndarray:

@@ -25,6 +25,7 @@ AGREE_BAR = 0.9  # DIRL takes the expert's safe route with probability >= 0.9 ..
 MEAN_IRL_BAR = 0.5  # ... where mean-matching IRL takes it with probability <= 0.5
 FSD_DROP_BAR = 0.05  # final true FSD violation <= 5% of the initial one
 RATE_SLOPE = -0.5  # O(eps^-2) iterations <=> best violation after T iterations decays like T^-1/2 or faster
+RATE_WINDOW = 100.0  # the slope is fitted on the asymptotic regime: checkpoints T >= T_max / RATE_WINDOW
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,9 @@ class DirlConfig:
     exp: ExperimentConfig = ExperimentConfig()
 
 
-SMOKE = DirlConfig(ExperimentConfig(n_demos=60, n_iter=40, n_rollouts=32, n_quantiles=16, n_checkpoints=5))
-SMALL = DirlConfig(ExperimentConfig())
-FULL = DirlConfig(ExperimentConfig(n_demos=500, n_iter=2000, n_rollouts=256, n_quantiles=51, n_checkpoints=16))
+SMOKE = DirlConfig(ExperimentConfig(n_demos=60, n_iter=1000, n_quantiles=16, n_checkpoints=8))
+SMALL = DirlConfig(ExperimentConfig(n_iter=20000, n_checkpoints=16))
+FULL = DirlConfig(ExperimentConfig(n_demos=500, n_iter=20000, n_quantiles=51, n_checkpoints=16))
 
 
 @lru_cache(maxsize=64)
@@ -137,15 +138,19 @@ def check_fsd_decreases(cfg: DirlConfig, ctx: Context) -> ClaimResult:
 
 
 def check_iteration_complexity(cfg: DirlConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P18]: O(eps^-2) iterations, read as best-so-far violation ~ T^-1/2 (log-log slope <= -0.5)."""
+    """Abstract of [P18]: O(eps^-2) iterations, read as: the best-so-far excess f(phi_bar_t) - f* of the game's
+    objective (worst-case DRM gap of the averaged reward, f* its exact minimum by LP) decays like T^-1/2 or faster
+    (log-log slope <= -0.5)."""
     runs = _runs(cfg, ctx)
     ckpt = np.array(runs[0]["checkpoints"])
-    v = np.array([r["true_violation"] for r in runs])
-    best = np.minimum.accumulate(v, axis=1).mean(axis=0)
-    keep = (ckpt >= 1) & (best > 0)
+    exc = np.array([np.asarray(r["objective_avg"]) - r["f_star"] for r in runs])
+    best = np.minimum.accumulate(exc, axis=1).mean(axis=0)
+    keep = (ckpt >= max(1.0, ckpt.max() / RATE_WINDOW)) & (best > 1e-12)
+    pos = (ckpt >= 1) & (best > 1e-12)
+    full = loglog_slope(ckpt[pos], best[pos]).value if pos.sum() >= 3 else float("nan")
     if keep.sum() < 3:
         return ClaimResult(verdict=Verdict.INCONCLUSIVE, reason="fewer than 3 positive checkpoints to fit a slope",
-                           measured={"best": best.tolist(), "checkpoints": ckpt.tolist()})
+                           measured={"best_excess": best.tolist(), "checkpoints": ckpt.tolist()})
     slope = loglog_slope(ckpt[keep], best[keep])
     if slope.value <= RATE_SLOPE:
         verdict = Verdict.HOLDS
@@ -157,17 +162,18 @@ def check_iteration_complexity(cfg: DirlConfig, ctx: Context) -> ClaimResult:
     ax.loglog(ckpt[keep], best[keep], marker="o", label=f"measured, slope {slope.value:.2f}")
     ax.loglog(ckpt[keep], best[keep][0] * (ckpt[keep] / ckpt[keep][0]) ** RATE_SLOPE, ls="--", label="T^-1/2")
     ax.set_xlabel("iterations T")
-    ax.set_ylabel("best FSD violation so far")
+    ax.set_ylabel("best f(phi_bar_T) - f* so far")
     ax.legend()
     return ClaimResult(
         verdict=verdict,
-        reason=f"log-log slope of the best-so-far violation vs T = {slope} (holds if <= {RATE_SLOPE}; fails if the "
-               f"whole CI is above it)",
-        summary=f"slope {slope}",
-        measured={"slope": slope.value, "slope_ci": [slope.lo, slope.hi], "best": best.tolist(),
-                  "checkpoints": ckpt.tolist()},
-        figures=[render(fig, name="iteration_complexity", caption="Best-so-far FSD violation vs iterations")],
-        notes="The paper's O(eps^-2) is a stationarity bound for its objective; we measure the exact FSD violation.",
+        reason=f"log-log slope of the best-so-far excess objective vs T = {slope} (holds if <= {RATE_SLOPE}; fails "
+               f"if the whole CI is above it); f* = {runs[0]['f_star']:.4f} (LP)",
+        summary=f"slope {slope} (T >= T_max/{RATE_WINDOW:g}; whole range {full:.3g})",
+        measured={"slope": slope.value, "slope_whole_range": full, "slope_ci": [slope.lo, slope.hi], "best_excess": best.tolist(),
+                  "checkpoints": ckpt.tolist(), "f_star": [r["f_star"] for r in runs]},
+        figures=[render(fig, name="iteration_complexity", caption="Best-so-far excess objective vs iterations")],
+        notes="f is the worst-case DRM gap over (start, deviating policy); on this task it is convex piecewise "
+              "linear, so f* is exact (LP). The paper's bound is on its own objective; this is our game's.",
     )
 
 
