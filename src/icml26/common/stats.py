@@ -43,7 +43,8 @@ def bootstrap_ci(
     """Percentile bootstrap CI of ``stat`` over ``values`` (resampling with replacement, explicit ``seed``).
 
     With a single value the interval collapses to that value (nothing to resample), which a verdict must then treat as
-    no evidence of spread.
+    no evidence of spread. With very few values the percentile interval of the mean approaches ``[min, max]`` (for 3
+    values it is exactly that): "the CI excludes 0" then means "every seed agrees in sign", no stronger.
     """
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or x.size == 0:

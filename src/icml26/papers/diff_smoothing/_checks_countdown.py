@@ -33,17 +33,14 @@ class CountdownConfig:
 def _one_seed(args: tuple[CountdownConfig, int]) -> dict[str, Any]:
     """SFT one base model from ``seed``, then GRPO with every method from it; per-prompt test metrics."""
     cfg, seed = args
-    import torch
-
+    from icml26.common.threads import single_thread
     from icml26.papers.diff_smoothing._countdown import make_instances
     from icml26.papers.diff_smoothing._lm import LMConfig, evaluate, grpo_train, make_model, sft
     from icml26.papers.diff_smoothing._transforms import differential_smoothing, entropy_bonus, vanilla
 
     transforms = {"vanilla": vanilla(), "ds": differential_smoothing(gamma_p=cfg.gamma, gamma_n=cfg.gamma),
                   "entropy_bonus": entropy_bonus(gamma=cfg.gamma)}
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny matrices: one thread is fastest and avoids oversubscribing a shared machine
-    try:
+    with single_thread():  # tiny matrices: one thread is fastest and avoids oversubscribing a shared machine
         train_i = make_instances(cfg.n_train, seed=seed)
         test_i = make_instances(cfg.n_test, seed=seed + 10_000, exclude={i.prompt for i in train_i})
         base = make_model(LMConfig(d_model=cfg.d_model), seed=seed)
@@ -55,8 +52,6 @@ def _one_seed(args: tuple[CountdownConfig, int]) -> dict[str, Any]:
             ev = evaluate(model, test_i, n=cfg.n_eval, ks=(1, cfg.k), seed=seed)
             out[name] = {k: v.tolist() for k, v in ev.items()}
             out[name]["train_reward"] = hist.reward
-    finally:
-        torch.set_num_threads(threads)
     return out
 
 
