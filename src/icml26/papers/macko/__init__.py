@@ -21,8 +21,9 @@ kernel behind ``device="cuda"``; a numpy reference (:func:`reference_spmv`) as o
 decoder: 1.5x less linear-layer memory and faster greedy decoding).
 
 **Deviations.** The arrays are padded to a multiple of 16 entries (paper: 8) for 16-lane AVX-512 loads. The CPU
-kernel is our adaptation of the warp kernel (16-lane chunks, in-register prefix sum, a 64-float permute window
-of ``x`` instead of a gather when the chunk spans <= 64 columns). ``-0.0`` weights count as zeros. Zero weights
+kernel is our adaptation of the warp kernel (16-lane chunks; a byte prefix sum decodes four chunks per step; ``x``
+comes from a permuted 64-float window, or a gather when a chunk spans >= 64 columns; a batch of <= 8 vectors
+shares one pass over the entries). ``-0.0`` weights count as zeros. Zero weights
 are skipped, so ``inf``/``NaN`` in ``x`` reach ``y`` only through stored entries (dense ``0 * inf`` gives NaN).
 """
 

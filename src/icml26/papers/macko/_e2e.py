@@ -15,6 +15,7 @@ def run_e2e(cfg: Any, seeds: tuple[int, ...], torch: Any) -> dict[str, Any]:
     greedy decoding (batch 1, one thread) with dense fp32 (torch), dense fp16 (our GEMV) and MACKO layers."""
     import copy
 
+    from icml26.common.threads import single_thread
     from icml26.papers.macko._decoder import DecoderConfig, TinyDecoder, greedy_decode
     from icml26.papers.macko._torch import DenseFp16Linear, MackoLinear
     from icml26.papers.macko._wanda import wanda_prune
@@ -22,9 +23,7 @@ def run_e2e(cfg: Any, seeds: tuple[int, ...], torch: Any) -> dict[str, Any]:
     seed = seeds[0]
     dcfg = DecoderConfig(vocab=cfg.vocab, d_model=cfg.d_model, n_layers=cfg.n_layers, n_heads=cfg.n_heads)
     g = torch.Generator().manual_seed(seed + 1)
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with single_thread():
         dense = TinyDecoder(dcfg, seed=seed).eval()
         calib = torch.randint(0, cfg.vocab, (1, cfg.calib_tokens), generator=g)
         prompt = torch.randint(0, cfg.vocab, (1, cfg.prompt), generator=g)
@@ -65,8 +64,6 @@ def run_e2e(cfg: Any, seeds: tuple[int, ...], torch: Any) -> dict[str, Any]:
                 t = time.perf_counter()
                 greedy_decode(models[k], prompt, cfg.new_tokens)
                 times[k].append(time.perf_counter() - t)
-    finally:
-        torch.set_num_threads(old_threads)
     tps = {k: cfg.new_tokens / float(np.median(v)) for k, v in times.items()}
     return {"dense16_bytes": dense16_bytes, "macko_bytes": macko_bytes, "agreement": agreement, "times": times,
             "tps": tps}

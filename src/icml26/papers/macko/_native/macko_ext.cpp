@@ -2,6 +2,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,11 +33,17 @@ static void spmv(U16 values, U8 deltas, I32 row_ptr, int64_t cols, F32_2 X, OutF
     if (int64_t(X.shape(1)) != cols || int64_t(Y.shape(0)) != nbatch || int64_t(Y.shape(1)) != rows)
         throw std::invalid_argument("X must be (nb, cols) and Y (nb, rows)");
     if (nbatch < 1 || nbatch > 8) throw std::invalid_argument("batch must be 1..8");
-    const int64_t stride = cols + 64;
-    std::vector<float> xpad(size_t(stride * nbatch), 0.0f);  // zero tail: the 64-float permute window stays in bounds
+    if (rows > 0 && (row_ptr.data()[0] < 0 || int64_t(row_ptr.data()[rows]) > int64_t(values.shape(0))))
+        throw std::invalid_argument("row_ptr must lie within values");
+    // zero-padded, 64-byte aligned copies of x: the permute path reads 64-float windows that start up to X_FRONT
+    // floats before column 0 and end up to X_BACK floats after the last column
+    const int64_t stride = (macko::X_FRONT + cols + macko::X_BACK + 15) & ~int64_t(15);
+    std::vector<float> xbuf(size_t(stride * nbatch + 16), 0.0f);
+    float* xpad = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(xbuf.data()) + 63) & ~uintptr_t(63));
     for (int64_t b = 0; b < nbatch; ++b)
-        std::copy(X.data() + b * cols, X.data() + (b + 1) * cols, xpad.begin() + b * stride);
-    macko::SpmvArgs a{values.data(), deltas.data(), row_ptr.data(), rows, xpad.data(), stride, Y.data(), rows, nbatch};
+        std::copy(X.data() + b * cols, X.data() + (b + 1) * cols, xpad + b * stride + macko::X_FRONT);
+    macko::SpmvArgs a{values.data(), deltas.data(), row_ptr.data(), rows, int64_t(values.shape(0)),
+                      xpad + macko::X_FRONT, stride, Y.data(), rows, nbatch};
     nb::gil_scoped_release release;
     macko::spmv(a, isa, threads);
 }

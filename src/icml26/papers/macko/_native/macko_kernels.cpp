@@ -3,10 +3,11 @@
 //
 // Runtime dispatch: AVX-512 (F/BW/VL + F16C), AVX2 (+FMA, F16C) or portable scalar code, chosen with
 // __builtin_cpu_supports; each SIMD path is compiled with a target attribute so the module runs on any x86-64.
-// The CPU adaptation of the paper's warp kernel (the MACKO SpMV kernel of [P05]): a 16-lane chunk of entries plays the role of a
-// warp's slice; the column of each entry is rebuilt by an in-register prefix sum of (delta + 1) (the paper's warp
-// scan); x is fetched by a 2-source permute of a 64-float window of x when the chunk spans <= 64 columns (always at
-// density >= ~0.4), otherwise by a gather.
+// The CPU adaptation of the paper's warp kernel (the MACKO SpMV kernel of [P05]): a 16-lane chunk of entries plays the
+// role of a warp's slice. AVX-512: the columns of four chunks are rebuilt at once by an in-register byte prefix sum
+// of the deltas (the paper's warp scan; one 128-bit lane per chunk), x is fetched by two 2-source permutes of a
+// 64-float window when the chunk spans < 64 columns (always at density >= ~0.4), otherwise by a gather; 1..8 input
+// vectors share one pass over the entries. AVX2: 8-entry chunks, a SWAR prefix sum in a 64-bit word and gathers.
 #include "macko_kernels.h"
 
 #include <algorithm>
@@ -83,40 +84,58 @@ static void dense_rows_scalar(const DenseArgs& a, int64_t r0, int64_t r1) {
 // ----------------------------------------------------------------------------------------------- AVX2
 #define MACKO_AVX2 __attribute__((target("avx2,fma,f16c")))
 
-MACKO_AVX2 static void spmv_rows_avx2(const SpmvArgs& a, int64_t r0, int64_t r1) {
+// One pass over the rows' entries for NB (1..8) vectors: each 8-entry chunk is decoded once (a SWAR prefix sum of
+// delta + 1 in one 64-bit word) and its columns are gathered from every x.
+template <int NB>
+MACKO_AVX2 static void spmv_rows_avx2_nb(const SpmvArgs& a, int64_t r0, int64_t r1) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m128i low4 = _mm_set1_epi8(0x0F);
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t s = a.row_ptr[r], e = a.row_ptr[r + 1];
-        for (int64_t b = 0; b < a.nb; ++b) {
-            const float* x = a.x + b * a.x_stride;
-            __m256 acc = _mm256_setzero_ps();
-            int64_t base = -1;  // column of the previous entry of the row
-            for (int64_t c0 = s & ~int64_t(7); c0 < e; c0 += 8) {
-                const int lo = int(std::max<int64_t>(s - c0, 0)), hi = int(std::min<int64_t>(e - c0, 8));
-                uint32_t d4;
-                std::memcpy(&d4, a.deltas + c0 / 2, 4);
-                const __m128i db = _mm_cvtsi32_si128(int(d4));
-                const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(db, low4), _mm_and_si128(_mm_srli_epi16(db, 4), low4));
-                uint64_t u = uint64_t(_mm_cvtsi128_si64(nib)) + 0x0101010101010101ull;  // delta + 1 per byte
-                const uint64_t himask = hi == 8 ? ~0ull : ((1ull << (8 * hi)) - 1);
-                u &= himask & ~((1ull << (8 * lo)) - 1);  // lanes of other rows increment nothing
-                const uint64_t p = u * 0x0101010101010101ull;  // inclusive prefix sums (<= 128: no carry)
-                const __m256i cols = _mm256_add_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(p))),
-                                                      _mm256_set1_epi32(int(base)));
-                const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(lo - 1)),
-                                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
-                const __m256 mps = _mm256_castsi256_ps(m);
-                const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.values + c0)));
-                const __m256 xv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), x, cols, mps, 4);
-                acc = _mm256_fmadd_ps(_mm256_and_ps(v, mps), xv, acc);
-                base += int64_t(p >> 56);
+        __m256 acc[NB];
+        for (int b = 0; b < NB; ++b) acc[b] = _mm256_setzero_ps();
+        int64_t base = -1;  // column of the previous entry of the row
+        for (int64_t c0 = s & ~int64_t(7); c0 < e; c0 += 8) {
+            const int lo = int(std::max<int64_t>(s - c0, 0)), hi = int(std::min<int64_t>(e - c0, 8));
+            uint32_t d4;
+            std::memcpy(&d4, a.deltas + c0 / 2, 4);
+            const __m128i db = _mm_cvtsi32_si128(int(d4));
+            const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(db, low4), _mm_and_si128(_mm_srli_epi16(db, 4), low4));
+            uint64_t u = uint64_t(_mm_cvtsi128_si64(nib)) + 0x0101010101010101ull;  // delta + 1 per byte
+            const uint64_t himask = hi == 8 ? ~0ull : ((1ull << (8 * hi)) - 1);
+            u &= himask & ~((1ull << (8 * lo)) - 1);  // lanes of other rows increment nothing
+            const uint64_t p = u * 0x0101010101010101ull;  // inclusive prefix sums (<= 128: no carry)
+            const __m256i cols = _mm256_add_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(p))),
+                                                  _mm256_set1_epi32(int(base)));
+            const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(lo - 1)),
+                                               _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
+            const __m256 mps = _mm256_castsi256_ps(m);
+            const __m256 v = _mm256_and_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.values + c0))), mps);
+            for (int b = 0; b < NB; ++b) {
+                const __m256 xv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), a.x + b * a.x_stride, cols, mps, 4);
+                acc[b] = _mm256_fmadd_ps(v, xv, acc[b]);
             }
-            __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+            base += int64_t(p >> 56);
+        }
+        for (int b = 0; b < NB; ++b) {
+            __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[b]), _mm256_extractf128_ps(acc[b], 1));
             t = _mm_add_ps(t, _mm_movehl_ps(t, t));
             t = _mm_add_ss(t, _mm_movehdup_ps(t));
             a.y[b * a.y_stride + r] = _mm_cvtss_f32(t);
         }
+    }
+}
+
+MACKO_AVX2 static void spmv_rows_avx2(const SpmvArgs& a, int64_t r0, int64_t r1) {
+    switch (a.nb) {
+        case 1: return spmv_rows_avx2_nb<1>(a, r0, r1);
+        case 2: return spmv_rows_avx2_nb<2>(a, r0, r1);
+        case 3: return spmv_rows_avx2_nb<3>(a, r0, r1);
+        case 4: return spmv_rows_avx2_nb<4>(a, r0, r1);
+        case 5: return spmv_rows_avx2_nb<5>(a, r0, r1);
+        case 6: return spmv_rows_avx2_nb<6>(a, r0, r1);
+        case 7: return spmv_rows_avx2_nb<7>(a, r0, r1);
+        default: return spmv_rows_avx2_nb<8>(a, r0, r1);
     }
 }
 
@@ -146,52 +165,128 @@ MACKO_AVX2 static void dense_rows_avx2(const DenseArgs& a, int64_t r0, int64_t r
 }
 
 // ----------------------------------------------------------------------------------------------- AVX-512
+// Decoding (the paper's warp scan, done on bytes): for entry l of a 16-entry chunk, idx[l] = l + (the sum of the raw
+// deltas of entries 0..l) <= 15 + 16 * 15 = 255, so one byte holds it; the entry sits at column O + idx[l], where O is
+// the column after the previous chunk's last entry (O advances by idx[15] + 1 per chunk).
 #define MACKO_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+#define MACKO_INLINE inline __attribute__((always_inline))
 
+// idx bytes of four chunks (64 entries, 32 delta bytes) at once; each chunk's scan stays in its own 128-bit lane.
+MACKO_AVX512 MACKO_INLINE static __m512i decode4_avx512(const uint8_t* d) {
+    const __m512i w = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(d)));
+    __m512i p = _mm512_or_si512(_mm512_and_si512(w, _mm512_set1_epi16(0x000F)),
+                                _mm512_and_si512(_mm512_slli_epi16(w, 4), _mm512_set1_epi16(0x0F00)));
+    p = _mm512_add_epi8(p, _mm512_bslli_epi128(p, 1));
+    p = _mm512_add_epi8(p, _mm512_bslli_epi128(p, 2));
+    p = _mm512_add_epi8(p, _mm512_bslli_epi128(p, 4));
+    p = _mm512_add_epi8(p, _mm512_bslli_epi128(p, 8));
+    return _mm512_add_epi8(p, _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+}
+
+// idx bytes of one chunk (8 delta bytes): the last chunks of the arrays, where a 32-byte load would run past the end.
+MACKO_AVX512 MACKO_INLINE static __m128i decode1_avx512(const uint8_t* d) {
+    const __m128i db = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(d)), low4 = _mm_set1_epi8(0x0F);
+    __m128i p = _mm_unpacklo_epi8(_mm_and_si128(db, low4), _mm_and_si128(_mm_srli_epi16(db, 4), low4));
+    p = _mm_add_epi8(p, _mm_slli_si128(p, 1));
+    p = _mm_add_epi8(p, _mm_slli_si128(p, 2));
+    p = _mm_add_epi8(p, _mm_slli_si128(p, 4));
+    p = _mm_add_epi8(p, _mm_slli_si128(p, 8));
+    return _mm_add_epi8(p, _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+
+// idx[15] + 1 = 16 + the sum of the chunk's 16 nibbles (scalar SWAR, off the vector ports).
+static MACKO_INLINE int32_t chunk_advance(const uint8_t* d) {
+    uint64_t w;
+    std::memcpy(&w, d, 8);
+    w = (w & 0x0F0F0F0F0F0F0F0Full) + ((w >> 4) & 0x0F0F0F0F0F0F0F0Full);  // 8 byte sums <= 30
+    return int32_t((w * 0x0101010101010101ull) >> 56) + 16;
+}
+
+// acc[b] += v * x_b[O + rel] over the lanes in m; `last` = rel[15]. x is read as a 64-float window and permuted
+// (two 2-table permutes and a blend): aligned down to 16 floats when the chunk still fits (always at density >=
+// ~0.5), otherwise starting at O; a chunk spanning 64 columns or more (low density) is gathered.
+template <int NB>
+MACKO_AVX512 MACKO_INLINE static void chunk_avx512(const uint16_t* vals, __m512i rel, int32_t last, int32_t O,
+                                                   __mmask16 m, const float* const* xs, __m512* acc) {
+    const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(vals)));
+    const int32_t sh = O & 15;
+    int32_t start = O - sh;
+    if (last + sh < 64) {
+        rel = _mm512_add_epi32(rel, _mm512_set1_epi32(sh));
+    } else if (last < 64) {
+        start = O;
+    } else {
+        const __m512i cols = _mm512_add_epi32(rel, _mm512_set1_epi32(O));
+        for (int b = 0; b < NB; ++b)
+            acc[b] = _mm512_mask3_fmadd_ps(v, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, cols, xs[b], 4), acc[b], m);
+        return;
+    }
+    const __mmask16 upper = _mm512_test_epi32_mask(rel, _mm512_set1_epi32(32));
+    for (int b = 0; b < NB; ++b) {
+        const float* w = xs[b] + start;
+        const __m512 xa = _mm512_permutex2var_ps(_mm512_loadu_ps(w), rel, _mm512_loadu_ps(w + 16));
+        const __m512 xb = _mm512_permutex2var_ps(_mm512_loadu_ps(w + 32), rel, _mm512_loadu_ps(w + 48));
+        acc[b] = _mm512_mask3_fmadd_ps(v, _mm512_mask_blend_ps(upper, xa, xb), acc[b], m);
+    }
+}
+
+// Rows r0..r1-1 for NB (1..8) vectors in one pass over the rows' entries. A row starts inside its first chunk (lanes
+// before `lo` belong to the previous row) and ends inside its last one (lanes from `hi` on are masked). Rows are
+// walked in blocks of four chunks; whole blocks past the first take the unmasked steady-state path.
 template <int NB>
 MACKO_AVX512 static void spmv_rows_avx512_nb(const SpmvArgs& a, int64_t r0, int64_t r1) {
-    const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512(), bit32 = _mm512_set1_epi32(32);
-    const __m128i low4 = _mm_set1_epi8(0x0F);
+    constexpr int NA = NB <= 2 ? 4 : 2;  // accumulators per vector: independent FMA chains
+    alignas(64) uint8_t idx[64];
     const float* xs[NB];
     for (int b = 0; b < NB; ++b) xs[b] = a.x + b * a.x_stride;
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t s = a.row_ptr[r], e = a.row_ptr[r + 1];
-        __m512 acc[NB];
-        for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_ps();
-        int32_t base = -1;  // column of the previous entry of the row (col_{-1} = -1)
-        for (int64_t c0 = s & ~int64_t(15); c0 < e; c0 += 16) {
-            const unsigned lo = unsigned(std::max<int64_t>(s - c0, 0)), hi = unsigned(std::min<int64_t>(e - c0, 16));
-            const __mmask16 m = __mmask16(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-            const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.values + c0)));
-            const __m128i db = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a.deltas + c0 / 2));
-            const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(db, low4), _mm_and_si128(_mm_srli_epi16(db, 4), low4));
-            __m512i p = _mm512_maskz_add_epi32(m, _mm512_cvtepu8_epi32(nib), one);  // delta + 1, 0 off the row
-            // inclusive prefix sum over the 16 lanes (the paper's warp scan)
-            p = _mm512_add_epi32(p, _mm512_alignr_epi32(p, zero, 15));
-            p = _mm512_add_epi32(p, _mm512_alignr_epi32(p, zero, 14));
-            p = _mm512_add_epi32(p, _mm512_alignr_epi32(p, zero, 12));
-            p = _mm512_add_epi32(p, _mm512_alignr_epi32(p, zero, 8));
-            const int32_t span = _mm_extract_epi32(_mm512_extracti32x4_epi32(p, 3), 3);
-            if (span <= 64) {
-                // relative column in the window x[base+1 .. base+64]; lanes off the row hold -1 and are masked
-                const __m512i rel = _mm512_sub_epi32(p, one);
-                const __mmask16 upper = _mm512_test_epi32_mask(rel, bit32);
-                for (int b = 0; b < NB; ++b) {
-                    const float* w = xs[b] + (base + 1);
-                    const __m512 xa = _mm512_permutex2var_ps(_mm512_loadu_ps(w), rel, _mm512_loadu_ps(w + 16));
-                    const __m512 xb = _mm512_permutex2var_ps(_mm512_loadu_ps(w + 32), rel, _mm512_loadu_ps(w + 48));
-                    acc[b] = _mm512_mask3_fmadd_ps(v, _mm512_mask_blend_ps(upper, xa, xb), acc[b], m);
-                }
-            } else {
-                const __m512i cols = _mm512_add_epi32(p, _mm512_set1_epi32(base));
-                for (int b = 0; b < NB; ++b) {
-                    const __m512 xv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, cols, xs[b], 4);
-                    acc[b] = _mm512_mask3_fmadd_ps(v, xv, acc[b], m);
-                }
+        __m512 acc[NA][NB];
+        for (int j = 0; j < NA; ++j)
+            for (int b = 0; b < NB; ++b) acc[j][b] = _mm512_setzero_ps();
+        int32_t O = 0;
+        for (int64_t c = s & ~int64_t(15); c < e; c += 64) {
+            const int64_t left = e - c;
+            const uint8_t* d = a.deltas + c / 2;
+            if (c > s && left >= 64) {  // steady state: four whole chunks of this row
+                const __m512i p = decode4_avx512(d);
+                const int32_t t0 = chunk_advance(d), t1 = chunk_advance(d + 8), t2 = chunk_advance(d + 16),
+                              t3 = chunk_advance(d + 24);
+                chunk_avx512<NB>(a.values + c, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(p)), t0 - 1, O, 0xFFFF, xs,
+                                 acc[0]);
+                O += t0;
+                chunk_avx512<NB>(a.values + c + 16, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 1)), t1 - 1, O,
+                                 0xFFFF, xs, acc[1 % NA]);
+                O += t1;
+                chunk_avx512<NB>(a.values + c + 32, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 2)), t2 - 1, O,
+                                 0xFFFF, xs, acc[2 % NA]);
+                O += t2;
+                chunk_avx512<NB>(a.values + c + 48, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 3)), t3 - 1, O,
+                                 0xFFFF, xs, acc[3 % NA]);
+                O += t3;
+                continue;
             }
-            base += span;
+            const int nch = int(std::min<int64_t>(4, (left + 15) / 16));
+            if (c + 64 <= a.n_entries) {
+                _mm512_store_si512(reinterpret_cast<__m512i*>(idx), decode4_avx512(d));
+            } else {
+                for (int j = 0; j < nch; ++j) _mm_store_si128(reinterpret_cast<__m128i*>(idx + 16 * j), decode1_avx512(d + 8 * j));
+            }
+            const unsigned lo = c < s ? unsigned(s - c) : 0u;
+            if (c <= s) O = lo ? -(int32_t(idx[lo - 1]) + 1) : 0;  // row start: col of entry lo = idx[lo] - idx[lo-1] - 1
+            for (int j = 0; j < nch; ++j) {
+                const unsigned l = j ? 0u : lo, h = unsigned(std::min<int64_t>(left - 16 * j, 16));
+                const __mmask16 m = __mmask16(((1u << h) - 1u) & ~((1u << l) - 1u));
+                const __m512i rel = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(idx + 16 * j)));
+                chunk_avx512<NB>(a.values + c + 16 * j, rel, idx[16 * j + 15], O, m, xs, acc[0]);
+                O += int32_t(idx[16 * j + 15]) + 1;
+            }
         }
-        for (int b = 0; b < NB; ++b) a.y[b * a.y_stride + r] = _mm512_reduce_add_ps(acc[b]);
+        for (int b = 0; b < NB; ++b) {
+            __m512 t = acc[0][b];
+            for (int j = 1; j < NA; ++j) t = _mm512_add_ps(t, acc[j][b]);
+            a.y[b * a.y_stride + r] = _mm512_reduce_add_ps(t);
+        }
     }
 }
 
@@ -201,15 +296,10 @@ MACKO_AVX512 static void spmv_rows_avx512(const SpmvArgs& a, int64_t r0, int64_t
         case 2: return spmv_rows_avx512_nb<2>(a, r0, r1);
         case 3: return spmv_rows_avx512_nb<3>(a, r0, r1);
         case 4: return spmv_rows_avx512_nb<4>(a, r0, r1);
-        default: {  // 5..8: two passes over the rows' entries (4 + rest)
-            SpmvArgs lo = a, hi = a;
-            lo.nb = 4;
-            hi.nb = a.nb - 4;
-            hi.x = a.x + 4 * a.x_stride;
-            hi.y = a.y + 4 * a.y_stride;
-            spmv_rows_avx512_nb<4>(lo, r0, r1);
-            spmv_rows_avx512(hi, r0, r1);
-        }
+        case 5: return spmv_rows_avx512_nb<5>(a, r0, r1);
+        case 6: return spmv_rows_avx512_nb<6>(a, r0, r1);
+        case 7: return spmv_rows_avx512_nb<7>(a, r0, r1);
+        default: return spmv_rows_avx512_nb<8>(a, r0, r1);
     }
 }
 

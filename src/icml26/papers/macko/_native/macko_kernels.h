@@ -7,13 +7,16 @@ namespace macko {
 enum Isa : int { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
 
 // y[b, r] = sum_k values[k] * x[b, col_k] over the entries k of row r (fp32 accumulation).
-// x rows are fp32, length >= cols + 64 (zero padded: the permute path reads a 64-float window past a column).
+// x rows are fp32 with X_FRONT zero floats before column 0 and X_BACK zero floats after the last column: the permute
+// path reads a 64-float window that may start up to 256 columns before the row's first column or end past the last.
+constexpr int64_t X_FRONT = 256, X_BACK = 64;
 struct SpmvArgs {
     const uint16_t* values;   // fp16 bits, length a multiple of 16
     const uint8_t* deltas;    // two 4-bit deltas per byte, entry 2j in the low nibble of byte j
     const int32_t* row_ptr;   // rows + 1
     int64_t rows;
-    const float* x;           // nb vectors, x_stride floats apart
+    int64_t n_entries;        // length of values (a multiple of 16; deltas has n_entries / 2 bytes)
+    const float* x;           // column 0 of the first of nb vectors, x_stride floats apart
     int64_t x_stride;
     float* y;                 // nb outputs, y_stride floats apart
     int64_t y_stride;
