@@ -206,6 +206,7 @@ def test_bootstrap_interval_is_seeded_and_brackets_the_estimate():
     est = ShadowBridgeFQE(random_state=11).fit(d)
     v, lo, hi = est.estimate_interval(pol, n_boot=30)
     assert lo < v < hi and (lo, hi) == est.estimate_interval(pol, n_boot=30)[1:]
+    assert est.n_boot_skipped_ == 0  # every resample of this data set has observed rewards at every step
     with pytest.raises(ValueError, match="n_boot"):
         est.estimate_interval(pol, n_boot=1)
     sub = d.take(np.r_[np.arange(400), 0])

@@ -5,6 +5,7 @@ imputation, MAR inverse-probability weighting). They differ only in the per-step
 from __future__ import annotations
 
 import inspect
+import logging
 import warnings
 from typing import Literal
 
@@ -33,6 +34,8 @@ __all__ = [
     "fitted_q_evaluation",
 ]
 
+
+log = logging.getLogger(__name__)
 
 class IdentificationError(ValueError):
     """The shadow variable is not relevant enough in the data: the bridge equation has no reliable solution."""
@@ -149,8 +152,12 @@ class _FQEEstimator:
                     continue
                 vals.append(fitted_q_evaluation(d, est.pseudo_rewards_, target_policy, features=self.features,
                                                 ridge=self.ridge))
+        self.n_boot_skipped_ = int(n_boot) - len(vals)  # resamples that could not be fitted (reported, not hidden)
         if len(vals) < 2:
             raise ValueError("n_boot: fewer than 2 bootstrap resamples could be fitted (too few observed rewards)")
+        if self.n_boot_skipped_:
+            log.warning("estimate_interval: %d of %d bootstrap resamples could not be fitted and were skipped",
+                        self.n_boot_skipped_, int(n_boot))
         a = (1 - level) / 2
         return point, float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
 
