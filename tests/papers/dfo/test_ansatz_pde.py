@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from icml26.papers.dfo import AllenCahn, GaussianSum, LinearAdvection, TanhNetwork, allen_cahn_fft, evolve, total_variation
+from icml26.papers.dfo import (
+    AllenCahn,
+    GaussianSum,
+    LinearAdvection,
+    TanhNetwork,
+    allen_cahn_fft,
+    evolve,
+    total_variation,
+)
 
 X = np.linspace(-4.0, 5.0, 40)
 ANSATZE = [
@@ -61,7 +69,7 @@ def test_fft_solver_against_travelling_front_pair():
     L, n = 40.0, 256
     x = -20 + L * np.arange(n) / n
     k, c, T = 1 / np.sqrt(0.2), pde.front_speed, 2.0
-    pair = lambda t: -1 + np.tanh(k * (x + 6 - c * t)) - np.tanh(k * (x - 6 + c * t))  # noqa: E731
+    pair = lambda t: -1 + np.tanh(k * (x + 6 - c * t)) - np.tanh(k * (x - 6 + c * t))
     out = allen_cahn_fft(pair(0.0), length=L, pde=pde, t_end=T, dt=2e-3)[0]
     assert np.max(np.abs(out - pair(T))) < 1e-6
 

@@ -91,3 +91,25 @@ def test_bad_input_rejected(kwargs, match):
 def test_complex_input_rejected():
     with pytest.raises(TypeError, match="real arrays"):
         dirac_frenkel_velocity(np.ones((2, 2), dtype=complex), np.ones(2))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"method": "tikhonov", "reg": "0.1"}, "reg must be a real number"),
+        ({"method": "tikhonov", "reg": [0.1]}, "reg must be a real number"),
+        ({"method": "tikhonov", "reg": True}, "reg must be a real number"),
+        ({"history": np.array(["a", "b"])}, "history must be a real"),
+        ({"history": [None, 1.0]}, "history must be a real"),
+        ({"history": np.ones(2, dtype=complex)}, "history must be a real"),
+    ],
+)
+def test_non_numeric_reg_or_history_raise_type_error(kwargs, match):
+    with pytest.raises(TypeError, match=match):
+        dirac_frenkel_velocity(np.eye(2), np.ones(2), **kwargs)
+
+
+def test_numpy_scalar_reg_and_integer_history_accepted():
+    v = dirac_frenkel_velocity(np.eye(2), np.ones(2), method="tikhonov", reg=np.float32(1.0))
+    np.testing.assert_allclose(v, [0.5, 0.5])
+    np.testing.assert_allclose(dirac_frenkel_velocity(np.eye(2), np.ones(2), history=np.array([3, 4])), [1.0, 1.0])

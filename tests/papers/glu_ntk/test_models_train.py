@@ -65,6 +65,15 @@ def test_lecun_init_and_seeding():
         assert float(lin.weight.detach().std()) == pytest.approx(1 / math.sqrt(lin.in_features), rel=0.05)
 
 
+@pytest.mark.parametrize("kind", ["relu", "swiglu"])
+@pytest.mark.parametrize("seed", [0, None])
+def test_building_a_model_leaves_the_global_torch_rng_alone(kind, seed):
+    before = torch.get_rng_state()
+    net = make_mlp(kind, in_dim=6, width=8, seed=seed, bias=True)
+    assert torch.equal(torch.get_rng_state(), before)
+    assert net.W.weight.shape[1] == 6  # the model was built
+
+
 def test_gated_forward_is_gate_times_activation():
     net = TwoLayerMLP("geglu", in_dim=3, hidden=4, seed=1)
     x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0), dtype=torch.float64)

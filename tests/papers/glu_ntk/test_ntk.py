@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from icml26.papers.glu_ntk import GLU_PAIRS, TwoLayerMLP, empirical_ntk, jacobian, make_mlp, ntk_spectrum_stats
+from icml26.papers.glu_ntk import (
+    GLU_PAIRS,
+    TwoLayerMLP,
+    empirical_ntk,
+    jacobian,
+    make_mlp,
+    ntk_spectrum_stats,
+)
 
 
 def _X(n: int, d: int, seed: int = 1) -> torch.Tensor:

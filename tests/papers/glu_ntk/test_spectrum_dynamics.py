@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.papers.glu_ntk import linearized_gd_losses, loss_crossing, ntk_spectrum_stats, steps_to_target
+from icml26.papers.glu_ntk import (
+    linearized_gd_losses,
+    loss_crossing,
+    ntk_spectrum_stats,
+    steps_to_target,
+)
 
 
 def _psd(n: int, seed: int) -> np.ndarray:

@@ -27,7 +27,12 @@ Deviations / reconstructions:
 from icml26.papers.dfo._ansatz import Ansatz, GaussianSum, TanhNetwork
 from icml26.papers.dfo._evolve import PDERhs, Trajectory, evolve, total_variation
 from icml26.papers.dfo._pde import AllenCahn, LinearAdvection, allen_cahn_fft
-from icml26.papers.dfo._velocity import METHODS, VelocityInfo, dirac_frenkel_velocity, velocity_and_info
+from icml26.papers.dfo._velocity import (
+    METHODS,
+    VelocityInfo,
+    dirac_frenkel_velocity,
+    velocity_and_info,
+)
 
 __all__ = [
     "METHODS",

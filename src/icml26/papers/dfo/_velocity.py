@@ -72,11 +72,17 @@ def velocity_and_info(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    if reg is not None and (not np.isfinite(reg) or reg < 0):
-        raise ValueError(f"reg must be a finite number >= 0, got {reg!r}")
+    if reg is not None:
+        if isinstance(reg, (bool, np.bool_)) or not isinstance(reg, (int, float, np.integer, np.floating)):
+            raise TypeError(f"reg must be a real number or None, got {type(reg).__name__}")
+        if not np.isfinite(reg) or reg < 0:
+            raise ValueError(f"reg must be a finite number >= 0, got {reg!r}")
     m = None
     if history is not None:
-        m = np.asarray(history, dtype=np.float64)
+        m = np.asarray(history)
+        if m.dtype.kind not in "fiu":
+            raise TypeError(f"history must be a real (p,) array or None, got dtype {m.dtype}")
+        m = m.astype(np.float64, copy=False)
         if m.shape != (p,):
             raise ValueError(f"history must have shape ({p},) to match J {J.shape}, got {m.shape}")
         if not np.all(np.isfinite(m)):
@@ -151,6 +157,7 @@ def dirac_frenkel_velocity(
 
     Raises:
         ValueError: shapes that disagree, non-finite entries, a negative ``tol`` / ``reg``, an unknown ``method``.
+        TypeError: complex ``J`` / ``F``, a non-numeric ``reg`` or ``history``.
     """
     v, _ = velocity_and_info(J, F, method=method, tol=tol, reg=reg, history=history)
     return v

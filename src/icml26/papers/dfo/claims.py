@@ -29,12 +29,18 @@ def _setups(cfg: Config, ctx: Context):
 
 
 # ----------------------------------------------------------------------------------------------- residual
+# Bar (a)'s additive slack is 1e-10 * ||F|| (relative), not the notes' absolute 1e-10: residuals scale with F, so an
+# absolute slack would make the bar depend on the units of u (and on ||F||, which differs ~10x between problems); in
+# the exactly singular cells r_min itself is ~1e-15 ||F||, so 1e-10 ||F|| only absorbs round-off, never a bias.
+_SLACK_A = 1e-10
+
 def check_residual_minimisation(cfg: Config, ctx: Context) -> ClaimResult:
     """Abstract of [P14]: DFO keeps the instantaneous DF residual at its least-squares minimum; Tikhonov does not.
 
     Per cell (problem, regime, seed, tol), along each method's own trajectory: mean ``r = ||J theta_dot - F||``,
     mean ``r_min = min_eta ||J eta - F||`` (machine precision) and mean ``||F||``. Bars (notes, fixed in advance):
     (a) ``r_DFO <= 1.01 r_min + 1e-10 ||F||`` and (b) ``r_Tikhonov >= 10 r_DFO`` with ``lambda = (tol sigma_max)^2``.
+    The slack in (a) is relative to ``||F||`` (the notes wrote an absolute 1e-10): see ``_SLACK_A``.
     """
     rows = []
     for prob, reg, seed, setup in _setups(cfg, ctx):
@@ -46,14 +52,14 @@ def check_residual_minimisation(cfg: Config, ctx: Context) -> ClaimResult:
                 if meth == "dfo":
                     row["r_min"] = float(tr.residual_min.mean())
                     row["f_norm"] = float(tr.rhs_norm.mean())
-            row["a_ok"] = row["r_dfo"] <= 1.01 * row["r_min"] + 1e-10 * row["f_norm"]
+            row["a_ok"] = row["r_dfo"] <= 1.01 * row["r_min"] + _SLACK_A * row["f_norm"]
             row["b_ok"] = row["r_tikhonov"] >= 10.0 * row["r_dfo"]
             rows.append(row)
     n = len(rows)
     na, nb = sum(r["a_ok"] for r in rows), sum(r["b_ok"] for r in rows)
     by_regime = {reg: f"{sum(r['a_ok'] and r['b_ok'] for r in rows if r['regime'] == reg)}/"
                       f"{sum(1 for r in rows if r['regime'] == reg)}" for reg in cfg.regimes}
-    med = lambda k: float(np.median([r[k] / r["f_norm"] for r in rows]))  # noqa: E731
+    med = lambda k: float(np.median([r[k] / r["f_norm"] for r in rows]))
     fig, ax = new_figure()
     labels = [f"{r['problem'][:3]}/{r['regime'][:8]}/s{r['seed']}" for r in rows]
     xs = np.arange(n)
@@ -118,9 +124,13 @@ def check_smooth_velocities(cfg: Config, ctx: Context) -> ClaimResult:
 def check_singular_robustness(cfg: Config, ctx: Context) -> ClaimResult:
     """Abstract of [P14]: DFO is robust in singular and near-singular regimes.
 
-    Bars (notes, fixed in advance), in every (problem, regime, seed, tol) cell: DFO does not blow up
-    (finite, max |theta| <= 1e3) and its final relative L2 error is <= 1.1 x TSVD's + 1e-12. Plain DF (lstsq) and
-    Tikhonov are reported beside it.
+    "More robust" is judged against both baselines; bars fixed in advance (the first from the notes, the second added
+    in review before any run of it):
+      (i) in every (problem, regime, seed, tol) cell DFO does not blow up (finite, max |theta| <= 1e3) and its final
+          relative L2 error is <= 1.1 x TSVD's + 1e-12 (non-inferior to truncated SVD);
+      (ii) plain least-squares DF (lstsq, machine-precision rank) blows up, or is worse than DFO
+          (error > 1.1 x DFO's + 1e-12), in at least one cell, while DFO never blows up (part of (i)).
+    ``holds`` needs both; otherwise ``fails``. Tikhonov is reported beside them.
     """
     rows = []
     for prob, reg, seed, setup in _setups(cfg, ctx):
@@ -130,7 +140,12 @@ def check_singular_robustness(cfg: Config, ctx: Context) -> ClaimResult:
             rows.append({"problem": prob, "regime": reg, "seed": seed, "tol": tol, "err_lstsq": e_ls,
                          **{f"err_{m}": v for m, v in e.items()}, "ok": bool(np.isfinite(e["dfo"])
                                                                           and e["dfo"] <= 1.1 * e["tsvd"] + 1e-12)})
+    for r in rows:  # (ii): plain DF blows up or is worse than DFO here
+        r["lstsq_worse"] = bool(not np.isfinite(r["err_lstsq"])
+                                or (np.isfinite(r["err_dfo"]) and r["err_lstsq"] > 1.1 * r["err_dfo"] + 1e-12))
     n, nok = len(rows), sum(r["ok"] for r in rows)
+    n_worse = sum(r["lstsq_worse"] for r in rows)
+    dfo_blowups = sum(not np.isfinite(r["err_dfo"]) for r in rows)
     worst = {m: float(max(r[f"err_{m}"] for r in rows)) for m in ("dfo", "tsvd", "tikhonov", "lstsq")}
     blow = {m: sum(not np.isfinite(r[f"err_{m}"]) for r in rows) for m in ("dfo", "tsvd", "tikhonov")}
     blow["lstsq"] = sum(not np.isfinite(r["err_lstsq"]) for r in rows) // max(len(cfg.tols), 1)
@@ -140,14 +155,17 @@ def check_singular_robustness(cfg: Config, ctx: Context) -> ClaimResult:
     ax.set_xlabel("cell (problem x regime x seed x tol)")
     ax.set_ylabel("final relative L2 error (1e2 = blow-up)")
     ax.legend(fontsize=7)
-    verdict = Verdict.HOLDS if nok == n else Verdict.FAILS
+    verdict = Verdict.HOLDS if nok == n and n_worse >= 1 and dfo_blowups == 0 else Verdict.FAILS
     wtxt = ", ".join(f"{m} {v:.2g}" for m, v in worst.items())
     return ClaimResult(
         verdict=verdict,
-        reason=f"DFO finite and within 1.1x TSVD error in {nok}/{n} cells (bar: all); worst errors: {wtxt}; "
-               f"blow-ups: {blow}",
-        summary=f"{nok}/{n} cells; worst rel. error {wtxt}; lstsq blow-ups {blow['lstsq']}",
-        measured={"cells": n, "cells_ok": nok, "worst_error": worst, "blowups": blow}, rows=rows,
+        reason=f"(i) DFO finite and within 1.1x TSVD error in {nok}/{n} cells (bar: all); (ii) plain lstsq DF blows "
+               f"up or is > 1.1x DFO's error in {n_worse}/{n} cells, DFO blows up in {dfo_blowups} (bar: >= 1 and 0); "
+               f"worst errors: {wtxt}; blow-ups: {blow}",
+        summary=f"(i) {nok}/{n} cells; (ii) lstsq worse in {n_worse}/{n}; worst rel. error {wtxt}; "
+                f"lstsq blow-ups {blow['lstsq']}",
+        measured={"cells": n, "cells_ok": nok, "cells_lstsq_worse": n_worse, "dfo_blowups": dfo_blowups,
+                  "worst_error": worst, "blowups": blow}, rows=rows,
         figures=[render(fig, name="final_error", caption="Final relative error vs the exact / FFT reference")])
 
 

@@ -118,9 +118,12 @@ class TwoLayerMLP(nn.Module):
         phi_name, self.gated = ACTIVATIONS[kind]
         self._phi = _PHI[phi_name]
         g = _generator(seed)
-        self.W = nn.Linear(in_dim, hidden, bias=bias, dtype=dtype)
-        self.P = nn.Linear(in_dim, hidden, bias=bias, dtype=dtype) if self.gated else None
-        self.V = nn.Linear(hidden, out_dim, bias=bias, dtype=dtype)
+        # nn.Linear's default init draws from torch's global RNG before we overwrite it: fork so the caller's global
+        # state is left untouched (library code never consumes global randomness)
+        with torch.random.fork_rng(devices=[]):
+            self.W = nn.Linear(in_dim, hidden, bias=bias, dtype=dtype)
+            self.P = nn.Linear(in_dim, hidden, bias=bias, dtype=dtype) if self.gated else None
+            self.V = nn.Linear(hidden, out_dim, bias=bias, dtype=dtype)
         with torch.no_grad():  # LeCun normal: N(0, 1/fan_in), zero biases
             for lin in (self.W, self.P, self.V):
                 if lin is None:

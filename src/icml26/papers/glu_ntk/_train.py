@@ -125,7 +125,7 @@ def digits_split(
         if n_max < X.shape[0]:
             X, _, y, _ = train_test_split(X, y, train_size=n_max, stratify=y, random_state=int(seed))
     Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, test_size=test_fraction, stratify=y, random_state=int(seed))
-    t = lambda a, dt: torch.as_tensor(np.ascontiguousarray(a), dtype=dt)  # noqa: E731
+    t = lambda a, dt: torch.as_tensor(np.ascontiguousarray(a), dtype=dt)
     return t(Xtr, torch.float64), t(ytr, torch.int64), t(Xte, torch.float64), t(yte, torch.int64)
 
 
