@@ -17,13 +17,20 @@ The method, as implemented here:
   N = ⌈2/ε⌉ units, exhaustive enumeration.
 - :func:`greedy_buckets` (m > 1): for k ∈ {1, 2, 4, …, n} give 1/k to k greedily chosen variables; keep the best.
 
-Claims (``claims.py``): ``concentration`` (OPT concentrates on a few variables as n grows), ``zero_mean_anchor``
-(the issue's "exactly 5 variables, 0.5201" — a derived number, which fails: see README), ``ptas`` (≥ (1 − ε)·OPT),
-``log_n_approx`` (greedy within its O(log n) factor; empirical ratio reported).
+Claims (``claims.py``): ``concentration`` (OPT concentrates on a few variables as n grows; 3 seeds at small, the
+support must agree across seeds), ``ptas`` (gain over max μ ≥ (1 − ε)·OPT's gain), ``log_n_approx`` (gain over σ = 0
+within the O(log n) factor, and ≥ 0.1 above the uniform split's gain ratio). The approximation claims are judged on
+the gain because E max ≥ max μ pads any F/OPT ratio: even σ = 0 scores 0.58-0.87 of OPT on our instances.
+
+Finding (zero means, m = 1): the notes' anchor "exactly 5 variables, 0.5201" leaves the unused variables out of the
+max. They are constants 0 and stay in it; then OPT puts σ² ≈ 0.247 on 4 variables (plus a few below 0.01) and is
+worth 0.52447 for every n ≥ 10 (0.52288 = four σ² = 1/4 at n = 5). Pinned by a regression test, not a claim.
 
 Deviations: the paper's algorithms are reconstructed from the abstract and notes (no code, no full text). The PTAS
 grid N = ⌈2/ε⌉ is a practical choice far coarser than a worst-case proof needs; the reference OPT is a local
 method with restarts (a lower bound on OPT); the O(log n) bar uses our own constant (1 − 1/e)/(√2(⌊log₂ n⌋ + 2)).
+Judging the gain over the deterministic value is stricter than the abstract's ratio of values; the 0.1 margin
+over the uniform split is our bar (set before measuring), not the paper's.
 """
 
 from ._approx import greedy_buckets, ptas_grid_size, ptas_single

@@ -1,8 +1,14 @@
-"""Claim checks for [P33] gauss_sup: concentration of OPT, the zero-mean anchor, the PTAS, the O(log n) greedy."""
+"""Claim checks for [P33] gauss_sup: concentration of OPT, the m = 1 PTAS, the O(log n) greedy for m > 1.
+
+The two approximation claims are judged on the *gain* over the deterministic allocation (σ = 0), i.e. on
+(F(σ) − F(0)) / (OPT − F(0)), where F(0) = Σ_j max_{i∈S_j} μ_i: since E max ≥ max E, every allocation (even σ = 0)
+scores at least F(0), so a ratio of raw values F/OPT is padded by F(0)/OPT and cannot fail.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,10 +18,13 @@ from icml26.common.stats import bootstrap_ci
 from icml26.figures import new_figure, render
 
 from ._approx import greedy_buckets, ptas_single
-from ._optimize import equal_split, optimal_allocation_reference
+from ._optimize import optimal_allocation_reference
 from ._quadrature import expected_max, expected_sum_max
 
-ANCHOR_K, ANCHOR_VALUE = 5, 0.5201  # the issue's zero-mean anchor (derived in the project notes, not the paper)
+#: an algorithm under test: m = 1, (mu, eps) -> sigma; m > 1, (mu, sets) -> sigma
+SingleAlgorithm = Callable[[np.ndarray, float], np.ndarray]
+MultiAlgorithm = Callable[[np.ndarray, list[np.ndarray]], np.ndarray]
+_BUDGET_TOL = 1e-9  # an algorithm may not spend more than Σσ² = 1 (+ this)
 
 
 def _instance(n: int, m: int, p: float, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -39,77 +48,57 @@ class ConcentrationConfig:
     min_top_mass: float = 0.95  # bar: the 6 largest variances hold >= 95% of the budget
 
 
-def _zero_mean_opts(sizes: tuple[int, ...], restarts: int, seed: int, ctx: Context) -> list[dict]:
-    rows = []
-    for n in sizes:
-        a = optimal_allocation_reference(np.zeros(n), restarts=restarts, seed=seed + n)
-        w = np.sort(a.variance)[::-1]
-        rows.append({"n": n, "opt": a.value, "w_sorted": w[:8].tolist(), "evaluations": a.evaluations})
-        ctx.progress(f"zero-mean n={n}: OPT={a.value:.5f}")
-    return rows
+def zero_mean_opt(n: int, *, restarts: int, seed: int, threshold: float = 0.01, top: int = 6) -> dict:
+    """Reference OPT for n zero-mean variables (m = 1): value, support #{σ_i² > threshold} over all n, top mass."""
+    a = optimal_allocation_reference(np.zeros(n), restarts=restarts, seed=seed)
+    w = np.sort(a.variance)[::-1]
+    return {"n": n, "seed": seed, "opt": a.value, "support": int((w > threshold).sum()),
+            "top_mass": float(w[:top].sum()), "w_sorted": w[:10].tolist(), "evaluations": a.evaluations}
 
 
 def check_concentration(cfg: ConcentrationConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P33]: the optimal allocation concentrates on a small subset as |S_j| grows (zero means, m = 1)."""
-    rows = _zero_mean_opts(cfg.sizes, cfg.restarts, ctx.seeds[0], ctx)
-    for r in rows:
-        w = np.asarray(r["w_sorted"])
-        r["support"] = int((w > cfg.threshold).sum())
-        r["top6_mass"] = float(w[: cfg.max_support].sum())
-    sup = [r["support"] for r in rows]
-    mass = [r["top6_mass"] for r in rows]
-    ok = max(sup) <= cfg.max_support and min(mass) >= cfg.min_top_mass
+    """Abstract of [P33]: the optimal allocation concentrates on a small subset as |S_j| grows (zero means, m = 1).
+
+    Each n is solved once per seed (the seeds drive the reference's random restarts). The bar is judged at the best
+    OPT over seeds; the support must also agree across seeds, otherwise the local search has not settled it and the
+    verdict is inconclusive.
+    """
+    rows = []
+    for seed in ctx.seeds:
+        for n in cfg.sizes:
+            rows.append(zero_mean_opt(n, restarts=cfg.restarts, seed=seed * 1000 + n, threshold=cfg.threshold,
+                                      top=cfg.max_support))
+            ctx.progress(f"zero-mean seed={seed} n={n}: OPT={rows[-1]['opt']:.5f} support={rows[-1]['support']}")
+    best = {n: max((r for r in rows if r["n"] == n), key=lambda r: r["opt"]) for n in cfg.sizes}
+    sup_by_seed = {n: sorted({r["support"] for r in rows if r["n"] == n}) for n in cfg.sizes}
+    spread = {n: max(r["opt"] for r in rows if r["n"] == n) - min(r["opt"] for r in rows if r["n"] == n)
+              for n in cfg.sizes}
+    sup = [best[n]["support"] for n in cfg.sizes]
+    mass = [best[n]["top_mass"] for n in cfg.sizes]
+    agree = all(len(v) == 1 for v in sup_by_seed.values())
+    bar_ok = max(sup) <= cfg.max_support and min(mass) >= cfg.min_top_mass
+    verdict = Verdict.FAILS if not bar_ok else (Verdict.HOLDS if agree else Verdict.INCONCLUSIVE)
     fig, ax = new_figure()
-    for r in rows:
-        ax.plot(range(1, len(r["w_sorted"]) + 1), r["w_sorted"], marker="o", label=f"n={r['n']}")
+    for n in cfg.sizes:
+        w = best[n]["w_sorted"]
+        ax.plot(range(1, len(w) + 1), w, marker="o", label=f"n={n}")
     ax.axhline(cfg.threshold, color="grey", ls=":")
-    ax.set_xlabel("rank of variable"), ax.set_ylabel("σ_i² at the reference OPT"), ax.legend()
-    measured = {"support": dict(zip(cfg.sizes, sup)), "top6_mass": dict(zip(cfg.sizes, mass)),
-                "opt": {r["n"]: r["opt"] for r in rows}}
+    ax.set_xlabel("rank of variable"), ax.set_ylabel("σ_i² at the reference OPT (best seed)"), ax.legend()
+    measured = {"support": dict(zip(cfg.sizes, sup)), "support_over_seeds": sup_by_seed,
+                "top6_mass": dict(zip(cfg.sizes, mass)), "opt": {n: best[n]["opt"] for n in cfg.sizes},
+                "opt_spread_over_seeds": spread, "seeds_agree": agree}
     return ClaimResult(
-        verdict=Verdict.HOLDS if ok else Verdict.FAILS,
-        reason=(f"#{{σ_i² > {cfg.threshold}}} = {sup} for n = {list(cfg.sizes)} (bar: <= {cfg.max_support}); "
-                f"the 6 largest variances hold >= {min(mass):.4f} of the budget (bar: >= {cfg.min_top_mass})"),
-        summary=f"support {min(sup)}-{max(sup)} vars for n={cfg.sizes[0]}..{cfg.sizes[-1]}; top-6 mass >= {min(mass):.4f}",
+        verdict=verdict,
+        reason=(f"#{{σ_i² > {cfg.threshold}}} = {sup} at the best of {len(ctx.seeds)} seed(s) for n = "
+                f"{list(cfg.sizes)} (bar: <= {cfg.max_support}); supports over seeds {list(sup_by_seed.values())} "
+                f"({'agree' if agree else 'DISAGREE: local search unsettled'}); the {cfg.max_support} largest "
+                f"variances hold >= {min(mass):.4f} of the budget (bar: >= {cfg.min_top_mass})"),
+        summary=f"support {min(sup)}-{max(sup)} vars for n={cfg.sizes[0]}..{cfg.sizes[-1]} over {len(ctx.seeds)} "
+                f"seed(s); top-6 mass >= {min(mass):.4f}",
         measured=measured, rows=rows,
         figures=[render(fig, name="opt_variance_profile", caption="Sorted variances of the reference OPT, zero means")],
-        notes="OPT is the best of projected gradient ascent from equal splits and random starts (a lower bound on OPT).")
-
-
-# ----------------------------------------------------------------------------------------------------- anchor (5, .5201)
-@dataclass(frozen=True)
-class AnchorConfig:
-    sizes: tuple[int, ...] = (5, 6, 10, 20, 50)
-    restarts: int = 3
-    threshold: float = 0.01
-    tol: float = 1e-3  # bar: |OPT − 0.5201| <= tol and exactly 5 variables with σ² > threshold, for every n
-
-
-def check_zero_mean_anchor(cfg: AnchorConfig, ctx: Context) -> ClaimResult:
-    """Issue/notes anchor for [P33]: zero means, OPT puts its variance on exactly 5 variables, value 0.5201, any n."""
-    rows = _zero_mean_opts(cfg.sizes, cfg.restarts, ctx.seeds[0], ctx)
-    for r in rows:
-        r["support"] = int((np.asarray(r["w_sorted"]) > cfg.threshold).sum())
-    k5_no_floor = expected_max(np.zeros(5), np.full(5, 1 / math.sqrt(5)))
-    k5_floor = expected_max(np.zeros(6), equal_split(6, range(5)))
-    ok = all(r["support"] == ANCHOR_K and abs(r["opt"] - ANCHOR_VALUE) <= cfg.tol for r in rows)
-    fig, ax = new_figure()
-    ax.plot([r["n"] for r in rows], [r["opt"] for r in rows], marker="o", label="reference OPT")
-    ax.axhline(ANCHOR_VALUE, color="red", ls="--", label="anchor 0.5201 (5-split, no constant in the max)")
-    ax.set_xscale("log"), ax.set_xlabel("n"), ax.set_ylabel("OPT (zero means)"), ax.legend()
-    measured = {"opt": {r["n"]: r["opt"] for r in rows}, "support": {r["n"]: r["support"] for r in rows},
-                "five_split_without_constants": k5_no_floor, "five_split_with_a_zero_constant": k5_floor}
-    return ClaimResult(
-        verdict=Verdict.HOLDS if ok else Verdict.FAILS,
-        reason=(f"support sizes {[r['support'] for r in rows]} and OPT {[round(r['opt'], 5) for r in rows]} for "
-                f"n = {list(cfg.sizes)} (bar: exactly {ANCHOR_K} and {ANCHOR_VALUE} ± {cfg.tol}); "
-                f"0.5201 = E max of 5 iid N(0, 1/5) is the optimum only if variables without variance leave the max"),
-        summary=f"OPT {rows[0]['opt']:.4f} (n={rows[0]['n']}) .. {rows[-1]['opt']:.4f} (n={rows[-1]['n']}); "
-                f"support {sorted({r['support'] for r in rows})}",
-        measured=measured, rows=rows,
-        figures=[render(fig, name="zero_mean_opt_vs_n", caption="Zero-mean OPT against n, with the 0.5201 anchor")],
-        notes=("A variable with σ_i = 0 is the constant 0 and stays in the max; then 4 variables with σ² ≈ 0.247 "
-               "(plus a few with σ² < 0.01) beat the 5-split. Source of the anchor: project notes, not the paper."))
+        notes="OPT is the best of projected gradient ascent from equal splits and random starts (a lower bound on OPT); "
+              "the support is counted over all n variances.")
 
 
 # ----------------------------------------------------------------------------------------------------------------- PTAS
@@ -120,40 +109,55 @@ class PTASConfig:
     restarts: int = 3
 
 
-def check_ptas(cfg: PTASConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P33]: a PTAS for m = 1, i.e. F(σ_PTAS) >= (1 − ε)·OPT; instances μ ~ U(0, 0.5) and zero means."""
+def _ptas_algorithm(mu: np.ndarray, eps: float) -> np.ndarray:
+    return ptas_single(mu, eps=eps).sigma
+
+
+def run_ptas_check(cfg: PTASConfig, ctx: Context, algorithm: SingleAlgorithm = _ptas_algorithm) -> ClaimResult:
+    """The ``ptas`` check for any m = 1 algorithm ``(mu, eps) -> sigma`` (the tests feed it trivial stubs)."""
     rows = []
     for seed in ctx.seeds:
         for n in cfg.sizes:
             mu = np.zeros(n) if seed == ctx.seeds[0] and n == cfg.sizes[0] else _instance(n, 1, 1.0, seed * 1000 + n)[0]
             for eps in cfg.eps:
-                p = ptas_single(mu, eps=eps)
-                ref = optimal_allocation_reference(mu, restarts=cfg.restarts, seed=seed, inits=[p.sigma])
-                top = float(mu.max())
-                rows.append({"seed": seed, "n": n, "eps": eps, "ptas": p.value, "opt": ref.value,
-                             "ratio": p.value / ref.value, "gain_ratio": (p.value - top) / (ref.value - top),
-                             "k": p.info["k"], "enumerated": p.info["enumerated"]})
-                ctx.progress(f"PTAS seed={seed} n={n} eps={eps}: ratio {rows[-1]['ratio']:.5f}")
-    slack = [r["ratio"] - (1 - r["eps"]) for r in rows]
-    ok = min(slack) >= 0
-    ratios = [r["ratio"] for r in rows]
-    ci = bootstrap_ci(ratios, seed=ctx.seeds[0])
+                sigma = np.asarray(algorithm(mu, eps), dtype=float)
+                val = expected_max(mu, sigma)
+                init = [sigma] if np.any(sigma > 0) else []
+                ref = optimal_allocation_reference(mu, restarts=cfg.restarts, seed=seed, inits=init)
+                opt, top = max(ref.value, val), float(mu.max())
+                rows.append({"seed": seed, "n": n, "eps": eps, "alg": val, "opt": opt, "ratio": val / opt,
+                             "gain_ratio": (val - top) / (opt - top), "budget": float(np.sum(sigma**2))})
+                ctx.progress(f"PTAS seed={seed} n={n} eps={eps}: gain ratio {rows[-1]['gain_ratio']:.5f}")
+    slack = [r["gain_ratio"] - (1 - r["eps"]) for r in rows]
+    over = max(r["budget"] for r in rows) > 1 + _BUDGET_TOL
+    ok = min(slack) >= 0 and not over
+    gains = [r["gain_ratio"] for r in rows]
+    ci = bootstrap_ci(gains, seed=ctx.seeds[0])
     fig, ax = new_figure()
     for eps in cfg.eps:
         sel = [r for r in rows if r["eps"] == eps]
-        ax.scatter([r["n"] for r in sel], [r["ratio"] for r in sel], label=f"ε={eps}")
+        ax.scatter([r["n"] for r in sel], [r["gain_ratio"] for r in sel], label=f"ε={eps}")
         ax.axhline(1 - eps, ls="--", lw=0.8)
-    ax.set_xlabel("n"), ax.set_ylabel("PTAS / reference OPT"), ax.legend()
+    ax.set_xlabel("n"), ax.set_ylabel("(F − max μ) / (OPT − max μ)"), ax.legend()
     return ClaimResult(
         verdict=Verdict.HOLDS if ok else Verdict.FAILS,
-        reason=(f"min PTAS/OPT = {min(ratios):.5f} over {len(rows)} runs; smallest margin above 1 − ε is "
-                f"{min(slack):.4f} (bar: PTAS/OPT >= 1 − ε in every run)"),
-        summary=f"PTAS/OPT min {min(ratios):.5f}, mean {ci}",
-        measured={"min_ratio": min(ratios), "mean_ratio": ci.value, "mean_ratio_ci": [ci.lo, ci.hi],
-                  "min_gain_ratio": min(r["gain_ratio"] for r in rows), "min_margin": min(slack)},
-        rows=rows, figures=[render(fig, name="ptas_ratio", caption="PTAS value over reference OPT; dashed: 1 − ε")],
-        notes="Grid of N = ⌈2/ε⌉ variance units (a practical choice, not the paper's worst-case grid); OPT is the "
-              "reference ascent, also started from the PTAS allocation, so the ratio is <= 1.")
+        reason=(f"min gain ratio (F − max μ)/(OPT − max μ) = {min(gains):.5f} over {len(rows)} runs; smallest margin "
+                f"above 1 − ε is {min(slack):.4f} (bar: gain ratio >= 1 − ε in every run)"
+                + ("; the allocation overspends the budget Σσ² = 1" if over else "")),
+        summary=f"gain ratio min {min(gains):.5f}, mean {ci}; F/OPT min {min(r['ratio'] for r in rows):.5f}",
+        measured={"min_gain_ratio": min(gains), "mean_gain_ratio": ci.value, "mean_gain_ratio_ci": [ci.lo, ci.hi],
+                  "min_margin": min(slack), "min_ratio": min(r["ratio"] for r in rows),
+                  "max_budget": max(r["budget"] for r in rows)},
+        rows=rows, figures=[render(fig, name="ptas_gain_ratio", caption="PTAS gain over max μ, relative to OPT's; "
+                                   "dashed: 1 − ε")],
+        notes="Judged on the gain over the best constant max μ (every allocation reaches F >= max μ). Grid of "
+              "N = ⌈2/ε⌉ variance units (a practical choice, not the paper's worst-case grid); OPT is the reference "
+              "ascent, also started from the algorithm's allocation, so the ratio is <= 1.")
+
+
+def check_ptas(cfg: PTASConfig, ctx: Context) -> ClaimResult:
+    """Abstract of [P33]: a PTAS for m = 1, judged as (F − max μ) >= (1 − ε)(OPT − max μ); μ ~ U(0, 0.5), zero means."""
+    return run_ptas_check(cfg, ctx)
 
 
 # ------------------------------------------------------------------------------------------------------- O(log n) greedy
@@ -163,6 +167,7 @@ class LogNConfig:
     m_sets: tuple[int, ...] = (5, 20)
     p: float = 0.2
     restarts: int = 2
+    min_margin: float = 0.1  # bar: mean (gain ratio − uniform's gain ratio) >= 0.1, judged on its bootstrap CI
 
 
 def log_n_bar(n: int) -> float:
@@ -170,58 +175,87 @@ def log_n_bar(n: int) -> float:
     return (1 - 1 / math.e) / (math.sqrt(2) * (math.floor(math.log2(n)) + 2))
 
 
-def check_log_n_approx(cfg: LogNConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P33]: an O(log n)-approximation for m > 1; the empirical ratio greedy/OPT against the bound."""
+def _greedy_algorithm(mu: np.ndarray, sets: list[np.ndarray]) -> np.ndarray:
+    return greedy_buckets(mu, sets).sigma
+
+
+def run_log_n_check(cfg: LogNConfig, ctx: Context, algorithm: MultiAlgorithm = _greedy_algorithm) -> ClaimResult:
+    """The ``log_n_approx`` check for any algorithm ``(mu, sets) -> sigma`` (the tests feed it trivial stubs)."""
     rows = []
     for seed in ctx.seeds:
         for n in cfg.sizes:
             for m in cfg.m_sets:
                 mu, sets = _instance(n, m, cfg.p, seed * 1000 + n + m)
-                gb = greedy_buckets(mu, sets)
-                ref = optimal_allocation_reference(mu, sets, restarts=cfg.restarts, seed=seed, inits=[gb.sigma])
+                sigma = np.asarray(algorithm(mu, sets), dtype=float)
+                val = expected_sum_max(mu, sigma, sets)
+                init = [sigma] if np.any(sigma > 0) else []
+                ref = optimal_allocation_reference(mu, sets, restarts=cfg.restarts, seed=seed, inits=init)
+                opt = max(ref.value, val)
+                base = float(sum(mu[s].max() for s in sets))  # F(σ = 0)
                 uni = expected_sum_max(mu, np.full(n, 1 / math.sqrt(n)), sets)
-                rows.append({"seed": seed, "n": n, "m": m, "greedy": gb.value, "opt": ref.value, "uniform": uni,
-                             "ratio": gb.value / ref.value, "uniform_ratio": uni / ref.value, "bucket": gb.info["k"],
-                             "bar": log_n_bar(n)})
-                ctx.progress(f"greedy seed={seed} n={n} m={m}: ratio {rows[-1]['ratio']:.4f}")
-    ok = all(r["ratio"] >= r["bar"] for r in rows)
-    ratios = [r["ratio"] for r in rows]
-    ci = bootstrap_ci(ratios, seed=ctx.seeds[0])
+                one = greedy_buckets(mu, sets, levels=(1,)).value  # reported baseline: the best single variable
+                gr, ugr = (val - base) / (opt - base), (uni - base) / (opt - base)
+                rows.append({"seed": seed, "n": n, "m": m, "alg": val, "opt": opt, "base": base, "uniform": uni,
+                             "gain_ratio": gr, "uniform_gain_ratio": ugr, "margin": gr - ugr, "ratio": val / opt,
+                             "single_gain_ratio": (one - base) / (opt - base), "bar": log_n_bar(n),
+                             "budget": float(np.sum(sigma**2))})
+                ctx.progress(f"greedy seed={seed} n={n} m={m}: gain ratio {gr:.4f} (uniform {ugr:.4f})")
+    gains = [r["gain_ratio"] for r in rows]
+    below = [r for r in rows if r["gain_ratio"] < r["bar"]]
+    over = max(r["budget"] for r in rows) > 1 + _BUDGET_TOL
+    margin = bootstrap_ci([r["margin"] for r in rows], seed=ctx.seeds[0])
+    if below or over or margin.hi < cfg.min_margin:
+        verdict = Verdict.FAILS
+    elif margin.lo >= cfg.min_margin:
+        verdict = Verdict.HOLDS
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    ci = bootstrap_ci(gains, seed=ctx.seeds[0])
     fig, ax = new_figure()
-    ax.scatter([r["n"] for r in rows], ratios, label="greedy buckets / OPT")
-    ax.scatter([r["n"] for r in rows], [r["uniform_ratio"] for r in rows], marker="x", label="uniform / OPT")
+    ax.scatter([r["n"] for r in rows], gains, label="algorithm gain / OPT gain")
+    ax.scatter([r["n"] for r in rows], [r["uniform_gain_ratio"] for r in rows], marker="x", label="uniform")
+    ax.scatter([r["n"] for r in rows], [r["single_gain_ratio"] for r in rows], marker="+", label="best single variable")
     ns = sorted(set(cfg.sizes))
     ax.plot(ns, [log_n_bar(n) for n in ns], "k--", label="bound (1−1/e)/(√2(⌊log₂n⌋+2))")
-    ax.set_xscale("log"), ax.set_xlabel("n"), ax.set_ylabel("value / reference OPT"), ax.legend()
+    ax.set_xscale("log"), ax.set_xlabel("n"), ax.set_ylabel("(F − F(0)) / (OPT − F(0))"), ax.legend()
     return ClaimResult(
-        verdict=Verdict.HOLDS if ok else Verdict.FAILS,
-        reason=(f"greedy/OPT min {min(ratios):.4f} over {len(rows)} instances, all above the O(log n) bound "
-                f"(largest bar {max(r['bar'] for r in rows):.3f})" if ok else
-                f"greedy/OPT min {min(ratios):.4f} falls below the O(log n) bound in some instance"),
-        summary=f"greedy/OPT min {min(ratios):.4f}, mean {ci}",
-        measured={"min_ratio": min(ratios), "mean_ratio": ci.value, "mean_ratio_ci": [ci.lo, ci.hi],
-                  "min_uniform_ratio": min(r["uniform_ratio"] for r in rows),
-                  "ratio_by_n": {n: min(r["ratio"] for r in rows if r["n"] == n) for n in ns}},
-        rows=rows, figures=[render(fig, name="greedy_ratio", caption="Greedy buckets and uniform over reference OPT")],
-        notes="Means U(0, 0.5); S_j Erdős-Rényi with membership p. OPT is the reference ascent (also started from "
-              "the greedy allocation), a lower bound on the true OPT.")
+        verdict=verdict,
+        reason=(f"gain ratio (F − F(0))/(OPT − F(0)) min {min(gains):.4f} over {len(rows)} instances, "
+                f"{len(below)} below the O(log n) bound (bar: none; largest bound {max(r['bar'] for r in rows):.3f}); "
+                f"margin over the uniform split's gain ratio {margin} (bar: >= {cfg.min_margin}, on the CI)"
+                + ("; the allocation overspends the budget Σσ² = 1" if over else "")),
+        summary=f"gain ratio min {min(gains):.4f}, mean {ci}; margin over uniform {margin}",
+        measured={"min_gain_ratio": min(gains), "mean_gain_ratio": ci.value, "mean_gain_ratio_ci": [ci.lo, ci.hi],
+                  "mean_margin": margin.value, "mean_margin_ci": [margin.lo, margin.hi], "below_bound": len(below),
+                  "min_uniform_gain_ratio": min(r["uniform_gain_ratio"] for r in rows),
+                  "min_single_gain_ratio": min(r["single_gain_ratio"] for r in rows),
+                  "min_ratio": min(r["ratio"] for r in rows), "max_budget": max(r["budget"] for r in rows),
+                  "gain_ratio_by_n": {n: min(r["gain_ratio"] for r in rows if r["n"] == n) for n in ns}},
+        rows=rows, figures=[render(fig, name="greedy_gain_ratio", caption="Gain over σ = 0 relative to OPT's: "
+                                   "greedy buckets and the uniform split")],
+        notes="F(0) = Σ_j max_{i∈S_j} μ_i is what σ = 0 scores; judging F/OPT would be padded by it. Means U(0, 0.5); "
+              "S_j Erdős-Rényi with membership p. OPT is the reference ascent (also started from the algorithm's "
+              "allocation), a lower bound on the true OPT. Greedy includes the uniform split (bucket k = n), so its "
+              "margin over uniform is >= 0 by construction; the bar asks for 0.1. The best single variable (greedy's "
+              "k = 1 bucket) is reported, not judged: it is itself an allocation the O(log n) bound may admit.")
+
+
+def check_log_n_approx(cfg: LogNConfig, ctx: Context) -> ClaimResult:
+    """Abstract of [P33]: an O(log n)-approximation for m > 1, judged on the gain over σ = 0 and against uniform."""
+    return run_log_n_check(cfg, ctx)
 
 
 CLAIMS = [
     Claim("concentration", check=check_concentration, budgets={
-        "smoke": Budget(ConcentrationConfig(sizes=(5, 12), restarts=1), seeds=1, expected_s=3),
-        "small": Budget(ConcentrationConfig(), seeds=1, expected_s=90),
-    }),
-    Claim("zero_mean_anchor", check=check_zero_mean_anchor, budgets={
-        "smoke": Budget(AnchorConfig(sizes=(5, 8), restarts=1), seeds=1, expected_s=2),
-        "small": Budget(AnchorConfig(), seeds=1, expected_s=30),
+        "smoke": Budget(ConcentrationConfig(sizes=(5, 12), restarts=1), seeds=2, expected_s=4),
+        "small": Budget(ConcentrationConfig(), seeds=3, expected_s=240),
     }),
     Claim("ptas", check=check_ptas, budgets={
-        "smoke": Budget(PTASConfig(sizes=(6, 8), eps=(0.25,), restarts=1), seeds=1, expected_s=2),
+        "smoke": Budget(PTASConfig(sizes=(6, 8), eps=(0.2,), restarts=1), seeds=1, expected_s=2),
         "small": Budget(PTASConfig(), seeds=3, expected_s=150),
     }),
     Claim("log_n_approx", check=check_log_n_approx, budgets={
-        "smoke": Budget(LogNConfig(sizes=(12,), m_sets=(3,), restarts=1), seeds=1, expected_s=2),
+        "smoke": Budget(LogNConfig(sizes=(12,), m_sets=(6,), p=0.3, restarts=1), seeds=1, expected_s=2),
         "small": Budget(LogNConfig(), seeds=3, expected_s=200),
     }),
 ]
