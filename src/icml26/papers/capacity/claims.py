@@ -1,0 +1,222 @@
+"""Claim checks of [P01]: capacity ≈ α bits/param on random tokens; on a generalisable (Markov) distribution
+unintended memorisation rises then falls, and loss-threshold membership inference falls toward chance."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
+from icml26.common.stats import bootstrap_ci
+from icml26.figures import new_figure, render
+from icml26.papers.capacity._sweep import capacity_sweep
+from icml26.papers.capacity._train import TrainConfig
+
+PAPER_ALPHA = 3.6  # bits/param (Abstract); also used, a priori, to place the dataset sizes around the capacity
+ALPHA_BAR = (2.0, 5.0)  # notes §4 (fixed before measuring): α in [2, 5] ...
+R2_BAR = 0.9  # ... with a linear fit R² > 0.9
+SATURATION_BAR = 0.15  # mem at the two largest N (1× and 2× the paper's capacity) agree within ±15 %
+FALL_BAR = 0.75  # Markov: mem_U at the smallest and at the largest N <= 0.75 × the peak (rise, then fall)
+MIA_DROP_BAR = 0.2  # MIA: AUC falls by >= 0.2 from the smallest to the largest N ...
+MIA_CHANCE_BAR = 0.6  # ... to an AUC <= 0.6 (chance 0.5)
+FULL_REASON = ("the paper's scale (500K-1.5B-parameter GPT-2 models trained to saturation, ~1e6 steps, hundreds of "
+               "models) needs GPU-weeks; this CPU package trains 0.3K-4K-parameter models")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    model_sizes: tuple[tuple[int, int], ...] = ((1, 8), (1, 12), (1, 16))
+    multiples: tuple[float, ...] = (0.5, 1.0, 2.0)  # × the paper's capacity 3.6·P bits (uniform) ...
+    n_sequences: tuple[int, ...] = ()  # ... or absolute dataset sizes (Markov)
+    vocab_size: int = 16
+    seq_len: int = 16
+    concentration: float = 0.1
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(lr=2e-2, batch_size=128, max_steps=6000,
+                                                                   eval_every=100, patience=3, min_delta_bits=0.01))
+    full_scale: bool = False  # the paper's scale: unsupported here
+
+
+def _n_params(L: int, d: int, V: int, S: int) -> int:
+    from icml26.papers.capacity._train import make_model
+
+    return make_model(L, d, vocab_size=V, seq_len=S).n_params()
+
+
+def _unsupported() -> ClaimResult:
+    return ClaimResult(verdict=Verdict.UNSUPPORTED, reason=FULL_REASON, summary="not run (paper scale)")
+
+
+# ---- claim 1: capacity ≈ α bits per parameter --------------------------------------------------------------------
+def check_bits_per_param(cfg: SweepConfig, ctx: Context) -> ClaimResult:
+    """Abstract / Sec. 5 of [P01]: on uniform random sequences mem(D) plateaus as N grows, at a capacity proportional to
+    the parameter count, α ≈ 3.6 bits/param. Bars (fixed in advance): plateau ±15 %, α ∈ [2, 5], R² > 0.9."""
+    if cfg.full_scale:
+        return _unsupported()
+    V, S = cfg.vocab_size, cfg.seq_len
+    bits_per_seq = S * math.log2(V)
+    sizes = {}
+    for L, d in cfg.model_sizes:  # dataset sizes placed around the *paper's* capacity (nothing tuned on ours)
+        cap = PAPER_ALPHA * _n_params(L, d, V, S)
+        sizes[(L, d)] = sorted({max(2, round(m * cap / bits_per_seq)) for m in cfg.multiples})
+    sweep = capacity_sweep(cfg.model_sizes, sizes, seeds=ctx.seeds, vocab_size=V, seq_len=S, data="uniform",
+                           train=cfg.train, mapper=ctx.map)
+    plateaus = sweep.plateaus()
+    fit = sweep.fit(seed=ctx.seeds[0])
+    ratios = {}
+    for L, d in cfg.model_sizes:
+        rs = [p["last_ratio"] for p in plateaus if (p["n_layer"], p["d_model"]) == (L, d)]
+        ratios[f"L{L}d{d}"] = float(np.median(rs))
+    saturated = all(abs(r - 1.0) <= SATURATION_BAR for r in ratios.values())
+    on_plateau = all(r["saturated"] for r in sweep.rows)
+    a = fit.alpha
+    lo_bar, hi_bar = ALPHA_BAR
+    if not (saturated and on_plateau):
+        verdict = Verdict.INCONCLUSIVE
+        why = (f"not saturated: mem(N_max)/mem(N_prev) per size {ratios} (bar 1 ± {SATURATION_BAR}), every run "
+               f"stopped on a plateau: {on_plateau}; α = {a} bits/param cannot be read as a capacity")
+    elif lo_bar <= a.lo and a.hi <= hi_bar and fit.r2 > R2_BAR:
+        verdict, why = Verdict.HOLDS, f"α = {a} bits/param inside [{lo_bar}, {hi_bar}], R² = {fit.r2:.3f} > {R2_BAR}"
+    elif a.hi < lo_bar or a.lo > hi_bar:
+        verdict = Verdict.FAILS
+        why = (f"α = {a} bits/param, CI outside [{lo_bar}, {hi_bar}] (paper {PAPER_ALPHA}); plateau reached "
+               f"(ratios {ratios}), R² = {fit.r2:.3f}")
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        why = f"α = {a} bits/param (CI vs [{lo_bar}, {hi_bar}]) or R² = {fit.r2:.3f} (bar {R2_BAR}) undecided"
+    fig, _ = new_figure(width=10, height=4)
+    fig.clear()
+    ax1, ax2 = fig.subplots(1, 2)
+    for L, d in sizes:
+        rs = [r for r in sweep.rows if (r["n_layer"], r["d_model"]) == (L, d)]
+        ax1.plot([r["dataset_bits"] for r in rs], [r["mem_bits"] for r in rs], "o", alpha=0.6,
+                 label=f"L{L} d{d} ({rs[0]['n_params']} params)")
+        ax1.axhline(a.value * rs[0]["n_params"], ls=":", color="gray")
+    ax1.set(xlabel="dataset bits N·S·log2 V", ylabel="memorised bits mem(D)", xscale="log")
+    ax1.legend(fontsize=7)
+    P = np.array([p["n_params"] for p in plateaus])
+    C = np.array([p["capacity_bits"] for p in plateaus])
+    ax2.plot(P, C, "o", label="plateau (size, seed)")
+    grid = np.linspace(0, P.max() * 1.1, 10)
+    ax2.plot(grid, a.value * grid, "-", label=f"α = {a.value:.2f} bits/param")
+    ax2.plot(grid, PAPER_ALPHA * grid, "--", label=f"paper {PAPER_ALPHA}")
+    ax2.set(xlabel="parameters", ylabel="capacity (bits)")
+    ax2.legend(fontsize=7)
+    figure = render(fig, name="capacity_vs_params", caption="mem(D) vs dataset size (left); plateau vs parameters")
+    return ClaimResult(
+        verdict=verdict, reason=why,
+        summary=f"α = {a} bits/param (paper {PAPER_ALPHA}), R² = {fit.r2:.3f}, log-log slope {fit.slope:.2f}",
+        measured={"alpha": a.value, "alpha_lo": a.lo, "alpha_hi": a.hi, "r2": fit.r2, "loglog_slope": fit.slope,
+                  "saturation_ratios": ratios, "all_on_plateau": on_plateau,
+                  "capacity_bits": {f"L{p['n_layer']}d{p['d_model']}s{p['seed']}": p["capacity_bits"] for p in plateaus}},
+        rows=sweep.rows, figures=[figure],
+        notes="dataset sizes placed at fixed multiples of the paper's 3.6·P bits; every parameter counted "
+              "(embeddings included)")
+
+
+# ---- claims 2 and 3: the Markov sweep ----------------------------------------------------------------------------
+def _markov_sweep(cfg: SweepConfig, ctx: Context):
+    L, d = cfg.model_sizes[0]
+    sweep = capacity_sweep([(L, d)], list(cfg.n_sequences), seeds=ctx.seeds, vocab_size=cfg.vocab_size,
+                           seq_len=cfg.seq_len, data="markov", concentration=cfg.concentration, train=cfg.train,
+                           mapper=ctx.map)
+    ns = sorted(cfg.n_sequences)
+    table = {k: np.array([[r[k] for r in sorted((r for r in sweep.rows if r["seed"] == s), key=lambda r: r["n_sequences"])]
+                          for s in ctx.seeds]) for k in ("mem_bits", "mem_bits_heldout", "mia_auc", "mia_f1",
+                                                         "dataset_bits", "test_bits_per_token", "ref_bits_per_token")}
+    return sweep, ns, table  # table[k]: (seeds, N)
+
+
+def check_rise_then_fall(cfg: SweepConfig, ctx: Context) -> ClaimResult:
+    """Sec. 6 of [P01]: on a generalisable distribution, unintended memorisation (w.r.t. the exact chain) rises with
+    N while the data fits in the capacity, then falls as the model generalises. Bars: the seed-mean peak is interior,
+    mem_U at the smallest and largest N <= 0.75 × the peak (the last one with its bootstrap CI over seeds)."""
+    if cfg.full_scale:
+        return _unsupported()
+    sweep, ns, t = _markov_sweep(cfg, ctx)
+    mem = t["mem_bits"]
+    mean = mem.mean(0)
+    k = int(mean.argmax())
+    last = bootstrap_ci(mem[:, -1] / np.maximum(mem.max(1), 1e-12), seed=ctx.seeds[0])
+    first = float(mean[0] / mean[k]) if mean[k] > 0 else float("nan")
+    interior = 0 < k < len(ns) - 1
+    if interior and first <= FALL_BAR and last.hi <= FALL_BAR:
+        verdict = Verdict.HOLDS
+        why = f"peak at N={ns[k]} (interior); mem_U(N_min)/peak = {first:.2f}, mem_U(N_max)/peak = {last} <= {FALL_BAR}"
+    elif k == len(ns) - 1 or last.lo > FALL_BAR:
+        verdict = Verdict.FAILS
+        why = f"no fall: peak at N={ns[k]} of {ns}, mem_U(N_max)/peak = {last} (bar <= {FALL_BAR})"
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        why = f"peak at N={ns[k]}; mem_U(N_min)/peak = {first:.2f}, mem_U(N_max)/peak = {last} vs bar {FALL_BAR}"
+    fig, ax = new_figure()
+    ax.errorbar(ns, mean, yerr=mem.std(0), fmt="o-", label="mem_U(train) (seed mean ± sd)")
+    ax.plot(ns, t["mem_bits_heldout"].mean(0), "s--", label="same statistic on held-out sequences")
+    ax.set(xscale="log", xlabel="training sequences N", ylabel="unintended memorisation (bits)")
+    ax.legend(fontsize=8)
+    gap = (t["test_bits_per_token"] - t["ref_bits_per_token"]).mean(0)
+    return ClaimResult(
+        verdict=verdict, reason=why,
+        summary=f"mem_U by N {ns}: {np.round(mean).astype(int).tolist()} bits; test−H gap {np.round(gap, 2).tolist()} bits/tok",
+        measured={"n_sequences": ns, "mem_bits_mean": mean.tolist(), "mem_heldout_mean": t["mem_bits_heldout"].mean(0).tolist(),
+                  "dataset_bits_mean": t["dataset_bits"].mean(0).tolist(), "peak_n": ns[k], "first_over_peak": first,
+                  "last_over_peak": last.value, "last_over_peak_ci": [last.lo, last.hi],
+                  "test_minus_entropy_bits_per_token": gap.tolist()},
+        rows=sweep.rows, figures=[render(fig, name="markov_memorisation", caption="unintended memorisation vs N")],
+        notes="reference = the exact generating Markov chain (the paper uses a larger model trained on more data)")
+
+
+def check_mia_to_chance(cfg: SweepConfig, ctx: Context) -> ClaimResult:
+    """Sec. 6 of [P01]: loss-threshold membership inference weakens as data/capacity grows, toward chance (AUC 0.5).
+    Bars: AUC drops by >= 0.2 from the smallest to the largest N and ends <= 0.6 (bootstrap CIs over seeds)."""
+    if cfg.full_scale:
+        return _unsupported()
+    sweep, ns, t = _markov_sweep(cfg, ctx)
+    auc = t["mia_auc"]
+    drop = bootstrap_ci(auc[:, 0] - auc[:, -1], seed=ctx.seeds[0])
+    last = bootstrap_ci(auc[:, -1], seed=ctx.seeds[0])
+    if drop.lo >= MIA_DROP_BAR and last.hi <= MIA_CHANCE_BAR:
+        verdict, why = Verdict.HOLDS, f"AUC falls by {drop} to {last} (bars: drop >= {MIA_DROP_BAR}, end <= {MIA_CHANCE_BAR})"
+    elif drop.hi < MIA_DROP_BAR or last.lo > MIA_CHANCE_BAR:
+        verdict, why = Verdict.FAILS, f"AUC falls by {drop} to {last} (bars: drop >= {MIA_DROP_BAR}, end <= {MIA_CHANCE_BAR})"
+    else:
+        verdict, why = Verdict.INCONCLUSIVE, f"AUC drop {drop}, final AUC {last}: CIs straddle the bars"
+    fig, ax = new_figure()
+    ratio = t["dataset_bits"].mean(0)
+    ax.plot(ratio, auc.mean(0), "o-", label="AUC")
+    ax.plot(ratio, t["mia_f1"].mean(0), "s--", label="F1 (median threshold)")
+    ax.axhline(0.5, color="gray", ls=":")
+    ax.set(xscale="log", xlabel="dataset bits (exact)", ylabel="membership inference")
+    ax.legend(fontsize=8)
+    return ClaimResult(
+        verdict=verdict, reason=why,
+        summary=f"MIA AUC by N {ns}: {np.round(auc.mean(0), 3).tolist()}; F1 {np.round(t['mia_f1'].mean(0), 3).tolist()}",
+        measured={"n_sequences": ns, "auc_mean": auc.mean(0).tolist(), "f1_mean": t["mia_f1"].mean(0).tolist(),
+                  "auc_drop": drop.value, "auc_drop_ci": [drop.lo, drop.hi], "auc_last": last.value,
+                  "auc_last_ci": [last.lo, last.hi]},
+        rows=sweep.rows, figures=[render(fig, name="mia_auc", caption="loss-threshold MIA vs dataset size")])
+
+
+_TINY = TrainConfig(lr=3e-2, batch_size=64, max_steps=100, eval_every=50, patience=2, min_delta_bits=0.02)
+_MARKOV = dict(model_sizes=((1, 8),), n_sequences=(16, 64, 256, 1024))
+_MARKOV_SMOKE = dict(model_sizes=((1, 4),), n_sequences=(8, 32, 128), vocab_size=8, seq_len=8, train=_TINY)
+
+CLAIMS = [
+    Claim("bits_per_param", check=check_bits_per_param, budgets={
+        "smoke": Budget(SweepConfig(model_sizes=((1, 4),), multiples=(1.0, 2.0), vocab_size=8, seq_len=8, train=_TINY),
+                        seeds=1, expected_s=4),
+        "small": Budget(SweepConfig(), seeds=3, expected_s=300),
+        "full": Budget(SweepConfig(full_scale=True), seeds=3, expected_s=1.0, requires=("gpu",)),
+    }),
+    Claim("rise_then_fall", check=check_rise_then_fall, budgets={
+        "smoke": Budget(SweepConfig(**_MARKOV_SMOKE), seeds=1, expected_s=4),
+        "small": Budget(SweepConfig(**_MARKOV), seeds=3, expected_s=300),
+        "full": Budget(SweepConfig(full_scale=True), seeds=3, expected_s=1.0, requires=("gpu",)),
+    }),
+    Claim("mia_to_chance", check=check_mia_to_chance, budgets={
+        "smoke": Budget(SweepConfig(**_MARKOV_SMOKE), seeds=1, expected_s=4),
+        "small": Budget(SweepConfig(**_MARKOV), seeds=3, expected_s=300),
+        "full": Budget(SweepConfig(full_scale=True), seeds=3, expected_s=1.0, requires=("gpu",)),
+    }),
+]

@@ -1,0 +1,131 @@
+"""Training to the plateau, the capacity sweep, the bits-per-parameter fit and membership inference of [P01]."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from icml26.papers.capacity import (
+    TrainConfig,
+    UniformReference,
+    capacity_sweep,
+    fit_bits_per_param,
+    fit_to_plateau,
+    make_model,
+    membership_inference,
+    memorization_bits,
+)
+
+FAST = TrainConfig(lr=3e-2, batch_size=64, max_steps=60, eval_every=20, patience=2, min_delta_bits=0.02)
+
+
+def test_worked_example_a_tiny_gpt_memorises_a_few_random_sequences():
+    V, S, N = 8, 8, 4
+    x = np.random.default_rng(0).integers(0, V, size=(N, S))
+    model = make_model(1, 8, vocab_size=V, seq_len=S, seed=0)
+    before = memorization_bits(model, x, UniformReference(V))
+    res = fit_to_plateau(model, x, config=TrainConfig(lr=3e-2, batch_size=N, max_steps=300, eval_every=25,
+                                                      patience=2, min_delta_bits=0.01), seed=0)
+    after = memorization_bits(model, x, UniformReference(V))
+    data_bits = N * S * math.log2(V)  # 96 bits
+    assert before < 0.05 * data_bits  # an untrained model knows nothing about these sequences
+    assert 0.8 * data_bits < after <= data_bits  # 4 sequences fit easily in ~1.7K parameters
+    assert res.stopped_early  # it stopped on the plateau, not at max_steps
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """A stand-in 'model' with prescribed code lengths (the Reference protocol): x[:, 0] indexes ``bits``."""
+
+    bits: np.ndarray
+    vocab_size: int = 1000
+
+    def code_lengths(self, dataset: np.ndarray) -> np.ndarray:
+        return self.bits[np.asarray(dataset)[:, 0]]
+
+
+def test_membership_inference_auc_matches_sklearn_with_ties():
+    g = np.random.default_rng(0)
+    bits = np.round(g.normal(10, 2, size=200), 0)  # rounding creates ties
+    coder = _Scores(bits)
+    members, non = np.arange(0, 120)[:, None], np.arange(120, 200)[:, None]
+    mia = membership_inference(coder, members, non)
+    y = np.r_[np.ones(120), np.zeros(80)]
+    assert mia.auc == pytest.approx(roc_auc_score(y, -bits), abs=1e-12)
+    assert (mia.n_members, mia.n_non_members) == (120, 80)
+
+
+def test_membership_inference_extremes():
+    coder = _Scores(np.r_[np.zeros(50), np.full(50, 9.0)])
+    perfect = membership_inference(coder, np.arange(50)[:, None], np.arange(50, 100)[:, None])
+    assert perfect.auc == 1.0 and perfect.f1 == 1.0
+    same = membership_inference(_Scores(np.ones(100)), np.arange(50)[:, None], np.arange(50, 100)[:, None])
+    assert same.auc == 0.5
+
+
+def test_bits_per_param_fit_recovers_an_exact_line():
+    P = np.array([1000, 2000, 4000, 8000])
+    fit = fit_bits_per_param(P, 3.6 * P)
+    assert fit.alpha.value == pytest.approx(3.6) and fit.alpha.lo == pytest.approx(3.6)
+    assert fit.r2 == pytest.approx(1.0) and fit.slope == pytest.approx(1.0)
+    noisy = fit_bits_per_param(P, 3.6 * P * np.array([0.9, 1.1, 0.95, 1.05]))
+    assert noisy.alpha.lo < noisy.alpha.value < noisy.alpha.hi
+    with pytest.raises(ValueError, match="n_params"):
+        fit_bits_per_param([0, 1], [1, 2])
+    with pytest.raises(ValueError, match="equal length"):
+        fit_bits_per_param([1, 2], [1])
+
+
+def test_capacity_sweep_rows_plateaus_and_determinism():
+    kw = dict(seeds=(0,), vocab_size=8, seq_len=8, train=FAST)
+    a = capacity_sweep([(1, 4)], [4, 16], **kw)
+    assert [(r["n_sequences"], r["seed"]) for r in a.rows] == [(4, 0), (16, 0)]
+    for r in a.rows:
+        assert 0 <= r["mem_bits"] <= r["dataset_bits"] == pytest.approx(r["n_sequences"] * 8 * 3)
+    (pl,) = a.plateaus()
+    assert pl["capacity_bits"] == max(r["mem_bits"] for r in a.rows)
+    assert a.fit().alpha.value == pytest.approx(pl["capacity_bits"] / pl["n_params"])
+    b = capacity_sweep([(1, 4)], [4, 16], mapper=lambda f, xs: [f(x) for x in xs], **kw)
+    assert a.rows == b.rows  # same seed, same numbers
+
+
+def test_markov_sweep_reports_heldout_control():
+    sw = capacity_sweep([(1, 4)], {(1, 4): [8]}, seeds=(1,), vocab_size=4, seq_len=6, data="markov", train=FAST)
+    (r,) = sw.rows
+    assert r["data"] == "markov" and r["mem_bits_heldout"] >= 0 and 0.0 <= r["mia_auc"] <= 1.0
+    assert r["ref_bits_per_token"] < math.log2(4)  # a Dirichlet(0.1) chain is far from uniform
+
+
+def test_sweep_and_training_bad_input():
+    with pytest.raises(ValueError, match="model_sizes"):
+        capacity_sweep([], [4])
+    with pytest.raises(ValueError, match="model_sizes"):
+        capacity_sweep([(1, 5)], [4])  # d_model not divisible by n_head=2
+    with pytest.raises(ValueError, match="data must be one of"):
+        capacity_sweep([(1, 4)], [4], data="text")
+    with pytest.raises(ValueError, match="dataset_sizes"):
+        capacity_sweep([(1, 4)], [0])
+    m = make_model(1, 4, vocab_size=8, seq_len=4)
+    with pytest.raises(ValueError, match="block_size"):
+        fit_to_plateau(m, np.zeros((2, 5), dtype=np.int64), config=FAST)
+    with pytest.raises(ValueError, match="at least one sequence"):
+        fit_to_plateau(m, np.zeros((0, 4), dtype=np.int64), config=FAST)
+    with pytest.raises(ValueError, match="TrainConfig"):
+        TrainConfig(lr=0.0)
+    with pytest.raises(ValueError, match="vocab_size"):
+        make_model(1, 4, vocab_size=1, seq_len=4)
+
+
+def test_sweep_points_can_be_shipped_to_workers():
+    """ctx.map may send run_point and its SweepPoint to Ray workers: both must pickle."""
+    import pickle
+
+    from icml26.papers.capacity import SweepPoint, run_point
+
+    p = SweepPoint(1, 4, 8, 0, vocab_size=8, seq_len=8, train=FAST)
+    assert pickle.loads(pickle.dumps(p)) == p
+    assert pickle.loads(pickle.dumps(run_point)) is run_point
