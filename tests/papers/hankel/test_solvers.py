@@ -121,3 +121,53 @@ def test_fiht_step_matches_a_dense_tangent_space_projection() -> None:
         U, s, V = Uw[:, :3], sw[:3], Vh[:3].conj().T
         xd = ops.pinv(U * s, V.conj())
         np.testing.assert_allclose(fiht.step(), xd, rtol=0, atol=1e-11 * np.linalg.norm(xd))
+
+
+def test_right_solve_matches_a_linear_solve() -> None:
+    from icml26.papers.hankel._symmetric import right_solve
+
+    g = np.random.default_rng(2)
+    Z = g.standard_normal((40, 5)) + 1j * g.standard_normal((40, 5))
+    P = Z.T @ Z.conj()
+    A = g.standard_normal((40, 5)) + 1j * g.standard_normal((40, 5))
+    np.testing.assert_allclose(right_solve(A, P) @ P, A, rtol=0, atol=1e-12 * np.abs(A).max())
+    np.testing.assert_allclose(right_solve(A, P), np.linalg.solve(P.T, A.T).T, rtol=1e-12, atol=1e-14)
+
+
+def test_jpgd_step_transforms_half_as_many_columns_as_scaledgd() -> None:
+    """Cost per iteration: JPGD 2r + 2 length-N FFT columns (one factor), ScaledGD 4r + 2 (two factors)."""
+    from icml26.papers.hankel._baselines import AsymmetricGD
+    from icml26.papers.hankel._init import spectral_init, takagi_factor
+    from icml26.papers.hankel._symmetric import SymmetricGD
+
+    class CountingOps(HankelOps):
+        columns = 0
+
+        def fft(self, a):
+            CountingOps.columns += 1 if np.ndim(a) == 1 else np.shape(a)[1]
+            return super().fft(a)
+
+        def _ifft(self, a):
+            CountingOps.columns += 1 if np.ndim(a) == 1 else np.shape(a)[1]
+            return super()._ifft(a)
+
+    r = 3
+    x, mask = _instance(n=63, r=r, ratio=0.4)
+    ops, p = CountingOps(63), mask.mean()
+    y0 = np.where(mask, x, 0)
+    init = spectral_init(ops, y0 / p, rank=r, rng=np.random.default_rng(0))
+    counts = {}
+    for name, solver in [("jpgd", SymmetricGD(ops, takagi_factor(init), y0, mask, p, eta=0.5, sigma1=1.0, preconditioned=True)),
+                         ("scaledgd", AsymmetricGD(ops, init, y0, mask, p, eta=0.5, scaled=True))]:
+        CountingOps.columns = 0
+        solver.step()
+        counts[name] = CountingOps.columns
+    assert counts == {"jpgd": 2 * r + 2, "scaledgd": 4 * r + 2}
+
+
+def test_method_order_rotates_with_the_seed() -> None:
+    from icml26.papers.hankel import claims
+
+    firsts = {claims._solve((31, 1, 1.0, 0.5, False, s, ("jpgd", "scaledgd", "shgd"), 1e-6, 3))[0]["method"]
+              for s in range(3)}
+    assert firsts == {"jpgd", "scaledgd", "shgd"}

@@ -18,7 +18,7 @@ import numpy as np
 
 from icml26.papers.hankel._init import SpectralInit
 from icml26.papers.hankel._ops import HankelOps
-from icml26.papers.hankel._symmetric import residual_signal
+from icml26.papers.hankel._symmetric import residual_signal, right_solve
 
 __all__ = ["AsymmetricGD", "FIHT"]
 
@@ -63,8 +63,8 @@ class AsymmetricGD:
         LhL, RhR = L.conj().T @ L, R.conj().T @ R
         if self.scaled:
             # (M + H(z)) R (RᴴR)⁻¹ = L + H(z) R (RᴴR)⁻¹, and likewise for R.
-            L_new = (1.0 - self.eta) * L - self.eta * np.linalg.solve(RhR.T, HzR.T).T
-            R_new = (1.0 - self.eta) * R - self.eta * np.linalg.solve(LhL.T, HzhL.T).T
+            L_new = (1.0 - self.eta) * L - self.eta * right_solve(HzR, RhR)
+            R_new = (1.0 - self.eta) * R - self.eta * right_solve(HzhL, LhL)
         else:
             B = LhL - RhR  # balancing term: ∇ of (1/16)‖LᴴL − RᴴR‖² is (¼ L B, −¼ R B)
             step = self.eta / self.sigma1

@@ -20,7 +20,9 @@ import numpy as np
 
 from icml26.papers.hankel._ops import HankelOps
 
-__all__ = ["SymmetricGD", "residual_signal", "symmetric_objective", "symmetric_gradient", "generator"]
+__all__ = [
+    "SymmetricGD", "generator", "residual_signal", "right_solve", "symmetric_gradient", "symmetric_objective",
+]
 
 
 def generator(ops: HankelOps, Z: np.ndarray) -> np.ndarray:
@@ -32,6 +34,15 @@ def generator(ops: HankelOps, Z: np.ndarray) -> np.ndarray:
 def residual_signal(x: np.ndarray, y0: np.ndarray, mask: np.ndarray, p: float) -> np.ndarray:
     """z = p⁻¹ (P_Ω x − y) − x, so that Z Zᵀ + H(z) is the gradient of the objective in the matrix variable."""
     return np.where(mask, (x - y0) / p - x, -x)
+
+
+def right_solve(A: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """A P⁻¹ for a tall A (m, r) and a small nonsingular P (r, r): the preconditioner of [P03] (and of ScaledGD).
+
+    Inverts the r × r matrix once and multiplies (O(r³ + m r²)); ``np.linalg.solve`` on the m right-hand sides of
+    Pᵀ Xᵀ = Aᵀ gives the same X to rounding but costs several times more at r = 10 (it copies the m columns one by one).
+    """
+    return A @ np.linalg.inv(P)
 
 
 def symmetric_objective(ops: HankelOps, Z: np.ndarray, y0: np.ndarray, mask: np.ndarray, p: float) -> float:
@@ -87,8 +98,8 @@ class SymmetricGD:
         HzZ = ops.apply_hat(ops.fft(z), self.FZ)  # H(z) Z̄
         P = Z.T @ Z.conj()  # Zᵀ Z̄: r × r, Hermitian positive definite
         if self.preconditioned:
-            # Preconditioned step: Z⁺ = (1 − η) Z − η H(z) Z̄ (Zᵀ Z̄)⁻¹   (X P = HzZ  <=>  Pᵀ Xᵀ = HzZᵀ)
-            Z_new = (1.0 - eta) * Z - eta * np.linalg.solve(P.T, HzZ.T).T
+            # Preconditioned step: Z⁺ = (1 − η) Z − η H(z) Z̄ (Zᵀ Z̄)⁻¹   (one r × r inverse)
+            Z_new = (1.0 - eta) * Z - eta * right_solve(HzZ, P)
         else:
             # Plain gradient step (SHGD): Z⁺ = Z − (η/σ₁) (Z Zᵀ Z̄ + H(z) Z̄)
             Z_new = Z - (eta / self.sigma1) * (Z @ P + HzZ)
