@@ -8,7 +8,9 @@ from icml26.cli import main
 
 
 @pytest.fixture
-def cli():
+def cli(monkeypatch):
+    monkeypatch.setenv("ICML26_CACHE_DIR", "unset")  # records the original state, restored after the test ...
+    monkeypatch.delenv("ICML26_CACHE_DIR")  # ... since reproduce sets it for the process
     return CliRunner()
 
 
@@ -43,6 +45,7 @@ def test_reproduce_writes_results_and_report(cli, toy_papers, tmp_path):
         assert (out / "report" / f).is_file()
     res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(out)])
     assert len((out / "results.jsonl").read_text().splitlines()) == 3  # re-runs append
+    assert os.environ["ICML26_CACHE_DIR"] == str(out.resolve() / "cache")  # method caches stay in the output folder
     os.remove(out / "report" / "index.html")
     res = cli.invoke(main, ["report", "--out", str(out)])
     assert res.exit_code == 0 and (out / "report" / "index.html").is_file()

@@ -15,8 +15,8 @@ import time
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 
-from icml26.papers.inc_bpe import load_encoding  # noqa: E402
-from icml26.papers.inc_bpe._baselines import (  # noqa: E402
+from icml26.papers.inc_bpe import load_encoding
+from icml26.papers.inc_bpe._baselines import (
     bpe_openai_encoder,
     hf_tokenizer,
     stdlib_corpus,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import logging
+import os
 import sys
 import time
 from collections import Counter
@@ -184,6 +185,8 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
         store.ensure_writable()
     except OSError as exc:
         _fail(f"cannot write to --out {out!r}: {exc.strerror or exc}")
+    # caches that methods keep (e.g. inc_bpe's vocabulary preprocessing) stay inside the output folder during a run
+    os.environ.setdefault("ICML26_CACHE_DIR", str(Path(out).resolve() / "cache"))
     err = _console(stderr=True)
     for w in warnings:
         err.print(f"[yellow]{w}[/]")

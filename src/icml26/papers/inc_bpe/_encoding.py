@@ -2,8 +2,9 @@
 
 Pre-tokenization (``pretokenize=True``) splits text with the encoding's regex exactly as tiktoken does and runs the
 incremental BPE core on every piece; ``pretokenize=False`` runs BPE over the whole byte string, the setting in which
-the paper's per-byte worst case matters most. Deviation: the regex split uses the ``regex`` module (a stop-gap; the
-issue asks for a native splitter), so pre-tokenized throughput is bounded by it.
+the paper's per-byte worst case matters most. The cl100k and o200k patterns are split by a native scanner (C++,
+``_native/pretok.cpp``) whose character classes are tiktoken's; any other ``pat_str`` (and the ``ICML26_NO_EXT=1``
+fallback) is split with the ``regex`` module, which implements a newer Unicode version than tiktoken (see the README).
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 from ._backend import NATIVE, make_core
-from ._vocab import EXTRA_HINT, VocabSpec, builtin_spec, read_tiktoken_file
+from ._vocab import (
+    CL100K_PAT,
+    EXTRA_HINT,
+    O200K_PAT,
+    VocabSpec,
+    builtin_spec,
+    read_tiktoken_file,
+)
 
 __all__ = ["Encoding", "load_encoding"]
 
@@ -27,6 +35,13 @@ def _regex_module() -> Any:
     except ImportError:  # pragma: no cover - regex comes with tiktoken
         raise ImportError(f"the regex package is needed for pre-tokenization; {EXTRA_HINT}") from None
     return regex
+
+
+def _native_pattern(pat_str: str) -> int:
+    """1 / 2 when ``pat_str`` is the cl100k / o200k pattern and the native scanner is built, else 0 (regex split)."""
+    if not NATIVE:
+        return 0
+    return {CL100K_PAT: 1, O200K_PAT: 2}.get(pat_str, 0)
 
 
 def _fix_surrogates(text: str) -> str:
@@ -48,9 +63,11 @@ class Encoding:
     Args:
         name: a display name.
         tokens: token bytes indexed by rank (rank = token id = merge priority, lower merges first).
-        pat_str: the pre-tokenization regex (tiktoken syntax, run with the ``regex`` module).
+        pat_str: the pre-tokenization regex (tiktoken syntax); the cl100k and o200k patterns run on the native scanner,
+            any other with the ``regex`` module.
         special_tokens: special token text -> id (ids must not collide with ``tokens``).
         pretokenize: split with ``pat_str`` first (tiktoken behaviour) or run BPE over the whole byte string.
+        cache: the preprocessing cache folder (True: the user cache folder, see ``_cache``; False: no cache).
     """
 
     def __init__(
@@ -61,6 +78,7 @@ class Encoding:
         pat_str: str,
         special_tokens: Mapping[str, int] | None = None,
         pretokenize: bool = True,
+        cache: bool | str | os.PathLike[str] = True,
     ) -> None:
         if not isinstance(pat_str, str):
             raise TypeError(f"pat_str must be str, got {type(pat_str).__name__}")
@@ -85,7 +103,10 @@ class Encoding:
         self.name = name
         self.pat_str = pat_str
         self.pretokenize = pretokenize
-        self._core = make_core(tokens)
+        self._pat_kind = _native_pattern(pat_str)
+        if not isinstance(cache, (bool, str, os.PathLike)):
+            raise TypeError(f"cache must be a bool or a folder path, got {type(cache).__name__}")
+        self._core = make_core(tokens, cache=cache)
         self._tokens = tokens
         self._special = specials
         self._special_re = (
@@ -103,6 +124,7 @@ class Encoding:
         special_tokens: Mapping[str, int] | None = None,
         name: str | None = None,
         pretokenize: bool = True,
+        cache: bool | str | os.PathLike[str] = True,
     ) -> Encoding:
         """Load a tiktoken rank file (``base64 rank`` lines, plain or gzip). Malformed files raise ``ValueError``."""
         tokens, _ = read_tiktoken_file(path)
@@ -112,6 +134,7 @@ class Encoding:
             pat_str=pat_str,
             special_tokens=special_tokens,
             pretokenize=pretokenize,
+            cache=cache,
         )
 
     @classmethod
@@ -123,6 +146,7 @@ class Encoding:
         special_tokens: Mapping[str, int] | None = None,
         name: str = "custom",
         pretokenize: bool = True,
+        cache: bool | str | os.PathLike[str] = True,
     ) -> Encoding:
         """Build from tiktoken-style ``mergeable_ranks`` (token bytes -> rank; ranks must be exactly ``0..n-1``)."""
         n = len(ranks)
@@ -131,7 +155,49 @@ class Encoding:
         tokens: list[bytes] = [b""] * n
         for t, r in ranks.items():
             tokens[r] = bytes(t)
-        return cls(name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize)
+        return cls(
+            name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize, cache=cache
+        )
+
+    @classmethod
+    def from_merges(
+        cls,
+        merges: Sequence[object],
+        *,
+        pat_str: str,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "merges",
+        pretokenize: bool = True,
+        cache: bool | str | os.PathLike[str] = True,
+    ) -> Encoding:
+        """Build from a user's own byte-level merges list (HF ``merges.txt`` / GPT-2 style), in priority order.
+
+        Implements the rank form of BPE that [P19] (Sec. 2) computes: ids 0..255 are the single bytes (in byte order),
+        id 256 + k is the token of ``merges[k]``. Each entry is a ``(bytes, bytes)`` pair, a ``(str, str)`` pair or an
+        ``"a b"`` string in the GPT-2 byte-to-unicode alphabet (``"Ġ"`` is a space). Raises ``ValueError`` naming the
+        entry when a side is not produced by an earlier merge, a merge repeats a token, or a listed pair is not its
+        token's canonical rule (then no rank BPE equals pair-merge BPE on that list).
+        """
+        from ._merges import check_rules, tokens_from_merges
+
+        if isinstance(merges, (str, bytes)) or not isinstance(merges, Sequence):
+            raise TypeError(f"merges must be a sequence of pairs, got {type(merges).__name__}")
+        tokens, pairs = tokens_from_merges(merges)
+        try:
+            enc = cls(
+                name=name,
+                tokens=tokens,
+                pat_str=pat_str,
+                special_tokens=special_tokens,
+                pretokenize=pretokenize,
+                cache=cache,
+            )
+        except ValueError as exc:
+            if str(exc).startswith("ranks:"):
+                raise ValueError(f"merges: not a BPE merge list ({exc})") from None
+            raise
+        check_rules(tokens, pairs, enc._core.rule)
+        return enc
 
     # ------------------------------------------------------------------ properties
     @property
@@ -161,12 +227,23 @@ class Encoding:
     def _pieces(self, text: str) -> list[str]:
         return self._pat.findall(text)
 
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the pre-tokens of ``text`` (lone surrogates count as one character each)."""
+        if self._pat_kind:
+            from ._backend import split_spans
+
+            flat = split_spans(text.encode("utf-8", "surrogateescape"), self._pat_kind, chars=True)
+            return list(zip(flat[0::2], flat[1::2]))
+        return [m.span() for m in self._pat.finditer(text)]
+
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as ordinary text."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
         text = _fix_surrogates(text)
         if self.pretokenize:
+            if self._pat_kind:
+                return self._core.encode_text(text, self._pat_kind)
             return self._core.encode_pieces(self._pieces(text))
         return self._core.encode(text.encode("utf-8"))
 
@@ -220,6 +297,8 @@ class Encoding:
         data = bytes(data)
         if not self.pretokenize:
             return self._core.encode(data)
+        if self._pat_kind:  # the native scanner reads invalid UTF-8 bytes as one unclassified character each
+            return self._core.encode_text(data, self._pat_kind)
         try:
             return self._core.encode_pieces(self._pieces(data.decode("utf-8")))
         except UnicodeDecodeError:
@@ -271,11 +350,13 @@ class Encoding:
 _CACHE: dict[tuple[str, bool], Encoding] = {}
 
 
-def load_encoding(name: str, *, pretokenize: bool = True) -> Encoding:
+def load_encoding(name: str, *, pretokenize: bool = True, cache: bool | str | os.PathLike[str] = True) -> Encoding:
     """Load ``"cl100k_base"`` or ``"o200k_base"`` from the vocabulary files shipped by installed packages.
 
     Never downloads. Raises ``LookupError`` naming the ``icml26[tokenizers]`` extra when no package ships the file.
-    Encodings are memoised per (name, pretokenize) in this process.
+    Encodings are memoised per (name, pretokenize) in this process. ``cache``: where the preprocessing cache lives
+    (True: the user cache folder, ``$ICML26_CACHE_DIR`` / ``$XDG_CACHE_HOME/icml26`` / ``~/.cache/icml26``; False:
+    none); it makes later loads about twice as fast.
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, got {type(name).__name__}")
@@ -296,6 +377,7 @@ def load_encoding(name: str, *, pretokenize: bool = True) -> Encoding:
                 pat_str=spec.pat_str,
                 special_tokens=spec.special_tokens,
                 pretokenize=pretokenize,
+                cache=cache,
             )
         _CACHE[key] = enc
     return _CACHE[key]

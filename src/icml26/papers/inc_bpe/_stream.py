@@ -7,8 +7,9 @@ are pruned, and a token is emitted once every surviving chain goes through it.
 With pre-tokenization a regex piece is final once no continuation can change the split before it. The patterns of
 cl100k/o200k look at most 3 characters past a piece (contractions) or to the end of a whitespace run, so a piece is
 committed when it is not one of the last two pieces, ends at least 4 characters before the end of the buffer, and
-any whitespace run it starts with ends before the last character. Deviation: the pending piece is re-split on every
-feed, so a single pre-token that grows without bound (1 MB of letters) costs O(pending) per feed.
+any whitespace run it starts with ends before the last character. The split is the encoding's (native for cl100k and
+o200k). Deviation: the pending piece is re-split on every feed, so a single pre-token that grows without bound (1 MB
+of letters) costs O(pending) per feed.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class IncrementalEncoder:
         hold = _incomplete_tail(buf)
         head, tail = (buf[:-hold], buf[-hold:]) if hold else (buf, b"")
         text = head.decode("utf-8", "surrogateescape")
-        spans = [m.span() for m in self._enc._pat.finditer(text)]
+        spans = self._enc._spans(text)
         n = len(text)
         commit = 0
         for i, (s, e) in enumerate(spans[:-2]):

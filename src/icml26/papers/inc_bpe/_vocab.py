@@ -15,7 +15,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["CL100K_PAT", "O200K_PAT", "VocabSpec", "find_vocab_file", "read_tiktoken_file", "builtin_spec"]
+__all__ = ["CL100K_PAT", "O200K_PAT", "VocabSpec", "builtin_spec", "find_vocab_file", "read_tiktoken_file"]
 
 CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""

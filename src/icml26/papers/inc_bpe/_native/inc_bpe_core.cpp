@@ -11,28 +11,82 @@ namespace {
 constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
 }
 
-Vocab::Vocab(std::vector<std::string> tokens) : bytes_(std::move(tokens)) {
+Vocab::Vocab(std::vector<std::string> tokens, const uint32_t* pre, size_t n_pre) : bytes_(std::move(tokens)) {
   const size_t V = bytes_.size();
   if (V < 256) throw std::invalid_argument("ranks: a byte-level vocabulary needs all 256 single bytes as tokens");
   if (V >= (size_t(1) << 31)) throw std::invalid_argument("ranks: too many tokens");
-  lookup_.reserve(V * 2);
+  lookup_.build(bytes_);
   for (uint32_t id = 0; id < V; ++id) {
     const std::string& s = bytes_[id];
     if (s.empty()) throw std::invalid_argument("ranks: token " + std::to_string(id) + " is empty");
     if (s.size() > 65535) throw std::invalid_argument("ranks: token " + std::to_string(id) + " is too long");
-    if (!lookup_.emplace(std::string_view(s), id).second)
+    if (!lookup_.insert(id))
       throw std::invalid_argument("ranks: token " + std::to_string(id) + " duplicates an earlier token");
     max_len_ = std::max<uint32_t>(max_len_, static_cast<uint32_t>(s.size()));
   }
   for (int b = 0; b < 256; ++b) {
     const char c = static_cast<char>(b);
-    if (lookup_.find(std::string_view(&c, 1)) == lookup_.end())
+    if (lookup_.find(&c, 1) < 0)
       throw std::invalid_argument("ranks: single byte " + std::to_string(b) + " is not a token");
   }
   info_.resize(V);
-  build_rules();
+  if (pre != nullptr) {
+    load_rules(pre, n_pre);
+  } else {
+    build_rules();
+    order_.resize(V);
+    for (uint32_t i = 0; i < V; ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return bytes_[a] < bytes_[b]; });
+  }
   build_forest();
   build_automaton();
+  build_centroids();
+}
+
+// Rules and byte order from a preprocessing cache.  Checked for consistency with the tokens (pre . suc == T with
+// both ranked below T; the order is a sorted permutation); canonicality itself is what the cache stores.
+void Vocab::load_rules(const uint32_t* pre, size_t n_pre) {
+  const uint32_t V = size();
+  auto bad = [](const char* what) { throw std::runtime_error(std::string("cache: ") + what); };
+  if (n_pre != size_t(3) * V) bad("wrong size");
+  const uint32_t* suc = pre + V;
+  const uint32_t* order = pre + 2 * size_t(V);
+  for (uint32_t id = 0; id < V; ++id) {
+    TokInfo& ti = info_[id];
+    const std::string& s = bytes_[id];
+    ti.len = static_cast<uint16_t>(s.size());
+    if (s.size() == 1) {
+      if (pre[id] != id || suc[id] != id) bad("rule of a byte token");
+      ti.pre = ti.suc = id;
+      ti.suc_len = 0;
+      continue;
+    }
+    if (pre[id] >= id || suc[id] >= id) bad("rule not ranked below its token");
+    const std::string& a = bytes_[pre[id]];
+    const std::string& b = bytes_[suc[id]];
+    if (a.size() + b.size() != s.size() || s.compare(0, a.size(), a) != 0 || s.compare(a.size(), b.size(), b) != 0)
+      bad("rule does not concatenate to its token");
+    ti.pre = pre[id];
+    ti.suc = suc[id];
+    ti.suc_len = static_cast<uint16_t>(b.size());
+  }
+  std::vector<uint8_t> seen(V, 0);
+  for (uint32_t i = 0; i < V; ++i) {
+    if (order[i] >= V || seen[order[i]]++) bad("order is not a permutation");
+    if (i > 0 && !(bytes_[order[i - 1]] < bytes_[order[i]])) bad("order is not sorted");
+  }
+  order_.assign(order, order + V);
+}
+
+std::vector<uint32_t> Vocab::preprocessed() const {
+  const uint32_t V = size();
+  std::vector<uint32_t> out(size_t(3) * V);
+  for (uint32_t id = 0; id < V; ++id) {
+    out[id] = info_[id].pre;
+    out[V + id] = info_[id].suc;
+  }
+  std::copy(order_.begin(), order_.end(), out.begin() + 2 * size_t(V));
+  return out;
 }
 
 // Canonical rule of every merged token: run BPE on the token's own bytes with the merges ranked below it; a
@@ -50,8 +104,8 @@ void Vocab::build_rules() {
     for (size_t i = 0; i <= m; ++i) bounds[i] = static_cast<uint32_t>(i);
     auto rank_at = [&](size_t i) -> uint32_t {  // rank of merging part i with part i+1 (kInf if not below id)
       const uint32_t a = bounds[i], b = bounds[i + 2];
-      auto it = lookup_.find(std::string_view(s.data() + a, b - a));
-      return (it != lookup_.end() && it->second < id) ? it->second : kInf;
+      const int64_t r = lookup_.find(s.data() + a, b - a);
+      return (r >= 0 && static_cast<uint32_t>(r) < id) ? static_cast<uint32_t>(r) : kInf;
     };
     pair_rank.resize(m - 1);
     for (size_t i = 0; i + 1 < m; ++i) pair_rank[i] = rank_at(i);
@@ -68,8 +122,8 @@ void Vocab::build_rules() {
     if (bounds.size() != 3)
       throw std::invalid_argument("ranks: token " + std::to_string(id) +
                                   " is not produced by merging two lower-ranked tokens (not a BPE vocabulary)");
-    ti.pre = lookup_.find(std::string_view(s.data(), bounds[1]))->second;
-    ti.suc = lookup_.find(std::string_view(s.data() + bounds[1], m - bounds[1]))->second;
+    ti.pre = static_cast<uint32_t>(lookup_.find(s.data(), bounds[1]));
+    ti.suc = static_cast<uint32_t>(lookup_.find(s.data() + bounds[1], m - bounds[1]));
     ti.suc_len = static_cast<uint16_t>(m - bounds[1]);
   }
 }
@@ -116,10 +170,11 @@ void Vocab::build_forest() {
   }
 }
 
-uint32_t Vocab::step(uint32_t state, uint8_t b) const {
+uint32_t Vocab::step_sparse(uint32_t state, uint8_t b) const {
   for (;;) {
     if (state == 0) return root_next_[b];
-    const uint32_t s = edge_start_[state], e = edge_start_[state + 1];
+    const State& st = states_[state];
+    const uint32_t s = st.edge_begin, e = s + st.n_edges;
     if (e - s <= 8) {
       for (uint32_t k = s; k < e; ++k)
         if (edge_byte_[k] == b) return edge_to_[k];
@@ -128,7 +183,7 @@ uint32_t Vocab::step(uint32_t state, uint8_t b) const {
       const uint8_t* it = std::lower_bound(first, edge_byte_.data() + e, b);
       if (it != edge_byte_.data() + e && *it == b) return edge_to_[s + (it - first)];
     }
-    state = fail_[state];
+    state = st.fail;
   }
 }
 
@@ -136,9 +191,7 @@ uint32_t Vocab::step(uint32_t state, uint8_t b) const {
 // longest_[state] = the longest token that is a suffix of the state's string.
 void Vocab::build_automaton() {
   const uint32_t V = size();
-  std::vector<uint32_t> order(V);
-  for (uint32_t i = 0; i < V; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return bytes_[a] < bytes_[b]; });
+  const std::vector<uint32_t>& order = order_;
   std::vector<uint32_t> par{0};
   std::vector<uint8_t> pbyte{0};
   std::vector<int32_t> tok{-1};
@@ -177,6 +230,12 @@ void Vocab::build_automaton() {
     edge_to_[k] = u;
   }
   for (uint32_t k = edge_start_[0]; k < edge_start_[1]; ++k) root_next_[edge_byte_[k]] = edge_to_[k];
+  states_.assign(N, State{});
+  for (uint32_t u = 0; u < N; ++u) {
+    states_[u].edge_begin = edge_start_[u];
+    states_[u].n_edges = static_cast<uint16_t>(edge_start_[u + 1] - edge_start_[u]);
+    states_[u].depth = depth_[u];
+  }
   fail_.assign(N, 0);
   longest_.assign(N, -1);
   std::vector<uint32_t> queue;
@@ -187,26 +246,48 @@ void Vocab::build_automaton() {
     longest_[u] = tok[u] >= 0 ? tok[u] : longest_[fail_[u]];
     for (uint32_t k = edge_start_[u]; k < edge_start_[u + 1]; ++k) {
       const uint32_t c = edge_to_[k];
-      fail_[c] = step(fail_[u], edge_byte_[k]);
+      fail_[c] = step_sparse(fail_[u], edge_byte_[k]);
+      states_[c].fail = fail_[c];
       queue.push_back(c);
     }
   }
   // token -> trie node, for next_suffix
   for (uint32_t u = 1; u < N; ++u)
     if (tok[u] >= 0) info_[tok[u]].next_suffix = longest_[fail_[u]];
+  // the longest token's validity data, copied into the state (after build_forest has set pid / lo / hi)
+  for (uint32_t u = 1; u < N; ++u) {
+    const TokInfo& ti = info_[longest_[u]];
+    State& st = states_[u];
+    st.tok = static_cast<uint32_t>(longest_[u]);
+    st.lo = ti.lo;
+    st.hi = ti.hi;
+    st.pid = ti.pid;
+    st.len = ti.len;
+    st.suc_len = ti.suc_len;
+  }
+  build_tiles(queue);
+  fail_.clear();
+  fail_.shrink_to_fit();
+  edge_start_.clear();
+  edge_start_.shrink_to_fit();
 }
 
-void Vocab::encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& last) const {
+void Vocab::encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& scratch,
+                         bool linear) const {
   if (m == 0) return;
-  auto hit = lookup_.find(std::string_view(reinterpret_cast<const char*>(s), m));
-  if (hit != lookup_.end()) { out.push_back(hit->second); return; }
-  last.resize(m + 1);
+  const int64_t hit = lookup_.find(reinterpret_cast<const char*>(s), m);
+  if (hit >= 0) { out.push_back(static_cast<uint32_t>(hit)); return; }
+  scratch.resize(2 * (m + 1));
+  uint32_t* last = scratch.data();     // last[n]: the last token of BPE(s[0, n))
+  uint32_t* pids = last + (m + 1);     // pids[n] = pid(last[n])
+  last[0] = pids[0] = 0;
   uint32_t st = 0;
   for (size_t i = 0; i < m; ++i) {
     st = step(st, s[i]);
-    int32_t t = longest_[st];
-    while (!valid(static_cast<uint32_t>(t), i + 1, last.data(), 0)) t = info_[t].next_suffix;
-    last[i + 1] = static_cast<uint32_t>(t);
+    const uint64_t n = i + 1;
+    const uint32_t t = linear ? linear_search(states_[st].tok, n, pids, 0) : resolve(st, n, pids, 0);
+    last[n] = t;
+    pids[n] = t == states_[st].tok ? states_[st].pid : info_[t].pid;
   }
   const size_t start = out.size();
   for (size_t n = m; n > 0; n -= info_[last[n]].len) out.push_back(last[n]);
@@ -217,6 +298,7 @@ void Vocab::encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out,
 
 Stream::Stream(const Vocab* v) : v_(v) {
   last_.push_back(0);
+  pid_.push_back(0);
   nchild_.push_back(0);
   alive_.push_back(1);
 }
@@ -233,12 +315,12 @@ void Stream::kill(uint64_t j) {
 void Stream::push_byte(uint8_t b, std::vector<uint32_t>& out) {
   state_ = v_->step(state_, b);
   const uint64_t n = ++n_;
-  last_.push_back(0);
+  const uint32_t t = v_->resolve(state_, n, pid_.data(), base_);
+  const Vocab::State& st = v_->state(state_);
+  last_.push_back(t);
+  pid_.push_back(t == st.tok ? st.pid : v_->info(t).pid);
   nchild_.push_back(0);
   alive_.push_back(0);
-  int32_t t = v_->longest(state_);
-  while (!v_->valid(static_cast<uint32_t>(t), n, last_.data(), base_)) t = v_->info(t).next_suffix;
-  last_[n - base_] = static_cast<uint32_t>(t);
   const uint64_t p = n - v_->info(t).len;
   const bool a = (p == c_) || (p > c_ && alive_[p - base_]);
   if (a) {
@@ -265,6 +347,7 @@ void Stream::compact() {
   if (keep_from <= base_ + (1u << 16) || keep_from - base_ < (n_ - keep_from)) return;
   const size_t drop = static_cast<size_t>(keep_from - base_);
   last_.erase(last_.begin(), last_.begin() + drop);
+  pid_.erase(pid_.begin(), pid_.begin() + drop);
   nchild_.erase(nchild_.begin(), nchild_.begin() + drop);
   alive_.erase(alive_.begin(), alive_.begin() + drop);
   base_ = keep_from;
@@ -273,6 +356,7 @@ void Stream::compact() {
 void Stream::feed(const uint8_t* s, size_t m, std::vector<uint32_t>& out) {
   if (finished_) throw std::logic_error("feed: the stream is finished");
   last_.reserve(last_.size() + m);
+  pid_.reserve(pid_.size() + m);
   nchild_.reserve(nchild_.size() + m);
   alive_.reserve(alive_.size() + m);
   for (size_t i = 0; i < m; ++i) push_byte(s[i], out);

@@ -7,16 +7,18 @@
 //   2. take the longest candidate T that is *valid*: T = pre.suc (its canonical merge rule) can appear as the last
 //      token iff pre is still alive when T's rule fires, i.e. the final last token of the prefix that ends where suc
 //      starts lies in pre's "valid range" [lo, hi) of the successor forest's preorder (an O(1) test).
-// Valid candidates form a root path of the suffix tree of candidates, so the longest valid one is the answer.
-// Deviation from the paper: candidates are scanned longest-first (worst case O(t) per byte, t = max token length)
-// instead of the paper's centroid search (O(log^2 t)); both are bounded independently of the input length n.
+// Valid candidates form a root path of the tree of candidates (parent = suc), so the deepest valid one is the answer.
+// It is found by the paper's centroid search: every candidate tree S(T) (the tokens that are suffixes of T) has a
+// precomputed centroid decomposition; an invalid centroid sends the search to the root side, a valid one to the only
+// child whose valid range holds the token before it (binary search).  O(log^2 t) tests per byte, t = max token length.
 #pragma once
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "token_table.hpp"
 
 namespace incbpe {
 
@@ -24,6 +26,8 @@ struct TokInfo {
   uint32_t lo = 0, hi = 0;   // valid range of preorder ids for the last token before suc (merged tokens only)
   uint32_t pid = 0;          // preorder id in the successor forest (parent = suc)
   int32_t next_suffix = -1;  // next shorter token that is a suffix of this one (-1: none)
+  uint32_t cent = 0;         // index of the root centroid of S(this token) in Vocab::cnodes_
+  uint32_t n_suffixes = 0;   // |S(this token)|: the tokens that are suffixes of it, itself included
   uint16_t len = 0;          // length in bytes
   uint16_t suc_len = 0;      // length of suc (0 for the 256 atomic byte tokens)
   uint32_t pre = 0, suc = 0; // canonical rule T = pre . suc (atomic: both = own id)
@@ -32,45 +36,90 @@ struct TokInfo {
 class Vocab {
  public:
   // tokens[id] = bytes of token id (ranks 0..V-1). Throws std::invalid_argument on a malformed vocabulary.
-  explicit Vocab(std::vector<std::string> tokens);
+  // `pre` (3 V ids: pre[V], suc[V], byte-sorted token order[V]) is a preprocessing cache written by preprocessed();
+  // when given it replaces the rule derivation and the sort, after a consistency check (std::runtime_error if bad).
+  explicit Vocab(std::vector<std::string> tokens, const uint32_t* pre = nullptr, size_t n_pre = 0);
+  std::vector<uint32_t> preprocessed() const;  // the cacheable part of the preprocessing (3 V ids)
+  Vocab(const Vocab&) = delete;  // lookup_ points into bytes_
+  Vocab& operator=(const Vocab&) = delete;
 
   uint32_t size() const { return static_cast<uint32_t>(bytes_.size()); }
   uint32_t max_len() const { return max_len_; }
-  size_t n_states() const { return fail_.size(); }
+  size_t n_states() const { return states_.size(); }
   const TokInfo& info(uint32_t id) const { return info_[id]; }
   const std::string& token_bytes(uint32_t id) const { return bytes_[id]; }
   int64_t lookup(std::string_view s) const {
-    auto it = lookup_.find(s);
-    return it == lookup_.end() ? -1 : static_cast<int64_t>(it->second);
+    return lookup_.find(s);
   }
 
-  // Automaton transition (goto with failure links; the root has all 256 children).
-  uint32_t step(uint32_t state, uint8_t b) const;
-  uint16_t depth(uint32_t state) const { return depth_[state]; }
-  int32_t longest(uint32_t state) const { return longest_[state]; }
+  // Automaton transition: the full DFA (goto and failure links folded) stored as two-level nibble tiles, the paper's
+  // shared transition tiles: base_[state][b >> 4] names a 16-entry tile, the tile's entry b & 15 is the next state.
+  // A state shares every tile with its failure-link target except the tiles its own trie edges touch.
+  uint32_t step(uint32_t state, uint8_t b) const {
+    return tiles_[(static_cast<size_t>(base_[(static_cast<size_t>(state) << 4) | (b >> 4)]) << 4) | (b & 15)];
+  }
+  size_t n_tiles() const { return tiles_.size() / 16; }
+  uint16_t depth(uint32_t state) const { return states_[state].depth; }
+  int32_t longest(uint32_t state) const { return static_cast<int32_t>(states_[state].tok); }
+
+  // Hot-path record of an automaton state: its edges and failure link, and the validity data of its longest token
+  // (so that the common case, "the longest candidate is valid", touches one record per byte).
+  struct State {
+    uint32_t edge_begin, fail;
+    uint32_t tok, lo, hi, pid;  // longest token that is a suffix of the state's string, its valid range, its pid
+    uint16_t n_edges, depth, len, suc_len;
+  };
+  const State& state(uint32_t s) const { return states_[s]; }
+
+  // The new last token of the prefix of length n whose longest suffix token is `t`: the deepest valid node of S(t).
+  // `pids` holds pid(last token) per position (indexed by absolute position minus `base`).
+  uint32_t resolve(uint32_t state, uint64_t n, const uint32_t* pids, uint64_t base) const {
+    const State& st = states_[state];
+    if (st.suc_len == 0) return st.tok;
+    const uint32_t p = pids[n - st.suc_len - base];
+    if (p >= st.lo && p < st.hi) return st.tok;  // fast path: the longest candidate is valid
+    return centroid_search(st.tok, n, pids, base);
+  }
+  uint32_t centroid_search(uint32_t t, uint64_t n, const uint32_t* pids, uint64_t base) const;
+  // The longest-first scan that the centroid search replaces (kept for tests): O(t) per byte.
+  uint32_t linear_search(uint32_t t, uint64_t n, const uint32_t* pids, uint64_t base) const {
+    int32_t k = static_cast<int32_t>(t);
+    while (!valid(static_cast<uint32_t>(k), n, pids, base)) k = info_[k].next_suffix;
+    return static_cast<uint32_t>(k);
+  }
+  size_t n_centroid_nodes() const { return cnodes_.size(); }
 
   // Alg. (per-byte loop) on one piece; appends BPE(piece) to out. `last` is scratch space.
-  void encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& last) const;
+  // `linear` selects the longest-first scan instead of the centroid search (for tests and benchmarks).
+  void encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& last,
+                    bool linear = false) const;
 
-  // The O(1) validity test: can token T be the last token of the prefix of length n, given last[] of shorter prefixes
-  // (last is indexed by absolute position minus `base`).
-  bool valid(uint32_t t, uint64_t n, const uint32_t* last, uint64_t base) const {
+  // The O(1) validity test: can token T be the last token of the prefix of length n, given the pids of the last tokens
+  // of shorter prefixes (indexed by absolute position minus `base`).
+  bool valid(uint32_t t, uint64_t n, const uint32_t* pids, uint64_t base) const {
     const TokInfo& ti = info_[t];
     if (ti.suc_len == 0) return true;
-    const uint32_t p = info_[last[n - ti.suc_len - base]].pid;
+    const uint32_t p = pids[n - ti.suc_len - base];
     return p >= ti.lo && p < ti.hi;
   }
 
  private:
   void build_rules();
+  void load_rules(const uint32_t* pre, size_t n_pre);
   void build_forest();
   void build_automaton();
+  void build_centroids();
+  void build_tiles(const std::vector<uint32_t>& bfs_order);
+  uint32_t step_sparse(uint32_t state, uint8_t b) const;  // goto + failure links (used while building)
 
   std::vector<std::string> bytes_;
-  std::unordered_map<std::string_view, uint32_t> lookup_;
+  TokenTable lookup_;
   std::vector<TokInfo> info_;
   uint32_t max_len_ = 0;
   // automaton
+  std::vector<uint32_t> order_;  // token ids in byte order (trie construction)
+  std::vector<State> states_;
+  std::vector<uint32_t> base_, tiles_;
   std::vector<uint32_t> fail_;
   std::vector<uint16_t> depth_;
   std::vector<int32_t> longest_;
@@ -78,6 +127,25 @@ class Vocab {
   std::vector<uint8_t> edge_byte_;
   std::vector<uint32_t> edge_to_;
   uint32_t root_next_[256];
+  // candidate trees this small are scanned longest-first (at most this many O(1) tests, cheaper than the centroid
+  // search's pool accesses); larger ones use the centroid search, so the worst case stays O(log^2 t) per byte
+  static constexpr uint32_t kLinearMax = 8;
+  // centroid decompositions of every candidate tree S(T), in one pool
+  struct CNode {
+    uint32_t tok;          // the centroid
+    uint32_t root_side;    // centroid of the component left on the root side when tok is invalid (kNoNode: none)
+    uint32_t edge_begin;   // children of tok inside the component: cedges_[edge_begin, edge_end), sorted by lo
+    uint32_t edge_end;
+    uint32_t lo, hi;       // tok's valid range and lengths, copied from info_ (the search touches only the pool)
+    uint16_t len, suc_len;
+    uint32_t pid;
+  };
+  struct CEdge {
+    uint32_t lo, hi;  // valid range of the child X = pre . tok
+    uint32_t node;    // centroid of X's part of the component
+  };
+  std::vector<CNode> cnodes_;
+  std::vector<CEdge> cedges_;
 };
 
 // Eager streaming encoder over raw bytes (no pre-tokenization).  A prefix token is emitted as soon as every
@@ -104,7 +172,7 @@ class Stream {
   uint64_t base_ = 0, n_ = 0, c_ = 0, lo_ = 0, scan_ = 0;
   uint32_t state_ = 0;
   bool finished_ = false;
-  std::vector<uint32_t> last_, nchild_;
+  std::vector<uint32_t> last_, pid_, nchild_;
   std::vector<uint8_t> alive_;
 };
 

@@ -3,16 +3,56 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/optional.h>
 
+#include <cstring>
+#include <optional>
+#include <algorithm>
 #include <stdexcept>
 
 #include "inc_bpe_core.hpp"
+#include "pretok.hpp"
 
 namespace nb = nanobind;
 using incbpe::Stream;
 using incbpe::Vocab;
 
 namespace {
+
+// Python ints for token ids, created once: a list of n tokens then costs n reference increments and no allocation
+// (fewer page faults on large outputs, and faster on every output).  Only touched with the GIL held.
+nb::list to_list(const std::vector<uint32_t>& ids) {
+  static std::vector<PyObject*> ints;
+  uint32_t mx = 0;
+  for (uint32_t id : ids) mx = std::max(mx, id);
+  if (!ids.empty() && mx >= ints.size()) {
+    const size_t old = ints.size();
+    ints.resize(size_t(mx) + 1, nullptr);
+    for (size_t i = old; i <= mx; ++i) {
+      ints[i] = PyLong_FromSize_t(i);
+      if (!ints[i]) { ints.resize(i); throw nb::python_error(); }
+    }
+  }
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+  if (!list) throw nb::python_error();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    PyObject* o = ints[ids[i]];
+    Py_INCREF(o);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), o);
+  }
+  return nb::steal<nb::list>(list);
+}
+
+// Per-thread work buffers, reused across calls (large ones are released after use).
+struct Buffers {
+  std::vector<uint32_t> out, scratch;
+  void begin() { out.clear(); }
+  void end() {
+    if (out.capacity() > (size_t(1) << 22)) std::vector<uint32_t>().swap(out);
+    if (scratch.capacity() > (size_t(1) << 22)) std::vector<uint32_t>().swap(scratch);
+  }
+};
+thread_local Buffers tls;
 
 std::vector<std::string> copy_tokens(const nb::list& tokens) {
   std::vector<std::string> out;
@@ -25,7 +65,7 @@ std::vector<std::string> copy_tokens(const nb::list& tokens) {
   return out;
 }
 
-std::vector<uint32_t> encode_pieces(const Vocab& v, const nb::list& pieces) {
+nb::list encode_pieces(const Vocab& v, const nb::list& pieces) {
   std::vector<std::pair<const uint8_t*, size_t>> views;
   views.reserve(nb::len(pieces));
   size_t total = 0;
@@ -43,13 +83,75 @@ std::vector<uint32_t> encode_pieces(const Vocab& v, const nb::list& pieces) {
     }
     total += views.back().second;
   }
-  std::vector<uint32_t> out;
+  Buffers& b = tls;
+  b.begin();
   {
     nb::gil_scoped_release release;  // the list (and so every piece) is kept alive by the caller's reference
-    out.reserve(total / 3 + 8);
-    std::vector<uint32_t> scratch;
-    for (auto& [p, m] : views) v.encode_piece(p, m, out, scratch);
+    b.out.reserve(total / 3 + 8);
+    for (auto& [p, m] : views) v.encode_piece(p, m, b.out, b.scratch);
   }
+  nb::list res = to_list(b.out);
+  b.end();
+  return res;
+}
+
+// UTF-8 view of a str (no copy; lone surrogates raise, the caller replaces them first) or of bytes.
+std::pair<const uint8_t*, size_t> utf8_view(nb::handle h, const char* arg) {
+  if (PyBytes_Check(h.ptr()))
+    return {reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(h.ptr())), static_cast<size_t>(PyBytes_GET_SIZE(h.ptr()))};
+  if (PyUnicode_Check(h.ptr())) {
+    Py_ssize_t len = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(h.ptr(), &len);
+    if (!p) throw nb::python_error();
+    return {reinterpret_cast<const uint8_t*>(p), static_cast<size_t>(len)};
+  }
+  throw nb::type_error((std::string(arg) + " must be str or bytes").c_str());
+}
+
+incbpe::Pattern pattern_of(int kind) {
+  if (kind != 1 && kind != 2) throw nb::value_error("pattern: 1 (cl100k) or 2 (o200k)");
+  return static_cast<incbpe::Pattern>(kind);
+}
+
+// Pre-tokenize with the native scanner and run BPE on every piece, all without the GIL.
+nb::list encode_text(const Vocab& v, nb::handle text, int kind) {
+  const incbpe::Pattern p = pattern_of(kind);
+  auto [s, n] = utf8_view(text, "text");
+  Buffers& buf = tls;
+  buf.begin();
+  {
+    nb::gil_scoped_release release;  // the caller's reference keeps the buffer alive
+    buf.out.reserve(n / 3 + 8);
+    incbpe::split(p, s, n, [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, buf.out, buf.scratch); });
+  }
+  nb::list res = to_list(buf.out);
+  buf.end();
+  return res;
+}
+
+// Piece boundaries [start0, end0, start1, end1, ...] in bytes, or in characters (an invalid byte counts as one
+// character, as under surrogateescape decoding).
+std::vector<size_t> split_spans(nb::handle text, int kind, bool chars) {
+  const incbpe::Pattern p = pattern_of(kind);
+  auto [s, n] = utf8_view(text, "text");
+  std::vector<size_t> out;
+  nb::gil_scoped_release release;
+  incbpe::Scanner sc(s, n);
+  size_t pos = 0, cpos = 0;  // byte offset and character offset of `pos`
+  auto advance = [&](size_t to) {
+    while (pos < to) { pos += sc.at(pos).len; ++cpos; }
+  };
+  incbpe::split(p, s, n, [&](size_t a, size_t b) {
+    if (chars) {
+      advance(a);
+      out.push_back(cpos);
+      advance(b);
+      out.push_back(cpos);
+    } else {
+      out.push_back(a);
+      out.push_back(b);
+    }
+  });
   return out;
 }
 
@@ -57,16 +159,28 @@ std::vector<uint32_t> encode_pieces(const Vocab& v, const nb::list& pieces) {
 
 NB_MODULE(_inc_bpe_native, m) {
   nb::set_leak_warnings(false);  // encodings are memoised in module globals that outlive interpreter finalisation
-  m.doc() = "Native core of incremental BPE [P19]: exact byte-level BPE in O(t) worst case per byte, and streaming.";
+  m.doc() = "Native core of incremental BPE [P19]: exact byte-level BPE in O(log^2 t) worst case per byte, streaming, and the native cl100k/o200k pre-tokenizer.";
 
   nb::class_<Vocab>(m, "Vocab")
       .def("__init__",
-           [](Vocab* self, const nb::list& tokens) {
+           [](Vocab* self, const nb::list& tokens, std::optional<nb::bytes> cache) {
              std::vector<std::string> toks = copy_tokens(tokens);
+             std::vector<uint32_t> pre;
+             if (cache) {
+               if (cache->size() % 4 != 0) throw std::runtime_error("cache: wrong size");
+               pre.resize(cache->size() / 4);
+               std::memcpy(pre.data(), cache->c_str(), cache->size());
+             }
              nb::gil_scoped_release release;
-             new (self) Vocab(std::move(toks));
+             new (self) Vocab(std::move(toks), cache ? pre.data() : nullptr, pre.size());
            },
-           nb::arg("tokens"), "Preprocess a vocabulary given as token bytes by rank (raises ValueError if malformed).")
+           nb::arg("tokens"), nb::arg("cache") = nb::none(),
+           "Preprocess a vocabulary given as token bytes by rank (ValueError if malformed); `cache` is the bytes of a "
+           "previous preprocessed() (RuntimeError if it does not fit the tokens).")
+      .def("preprocessed", [](const Vocab& v) {
+             std::vector<uint32_t> p = v.preprocessed();
+             return nb::bytes(reinterpret_cast<const char*>(p.data()), p.size() * 4);
+           }, "The cacheable preprocessing (rules and byte order, 3 V little-endian uint32).")
       .def_prop_ro("size", &Vocab::size)
       .def_prop_ro("max_len", &Vocab::max_len)
       .def_prop_ro("n_states", &Vocab::n_states)
@@ -74,19 +188,31 @@ NB_MODULE(_inc_bpe_native, m) {
              if (id >= v.size()) throw nb::index_error("id out of range");
              return std::make_pair(v.info(id).pre, v.info(id).suc);
            }, nb::arg("id"))
-      .def("encode", [](const Vocab& v, nb::bytes data) {
-             std::vector<uint32_t> out, scratch;
+      .def_prop_ro("n_centroid_nodes", &Vocab::n_centroid_nodes)
+      .def_prop_ro("n_tiles", &Vocab::n_tiles)
+      .def("encode", [](const Vocab& v, nb::bytes data, bool linear) {
+             Buffers& b = tls;
+             b.begin();
              const uint8_t* p = reinterpret_cast<const uint8_t*>(data.c_str());
              const size_t n = data.size();
              {
                nb::gil_scoped_release release;
-               out.reserve(n / 3 + 8);
-               v.encode_piece(p, n, out, scratch);
+               b.out.reserve(n / 3 + 8);
+               v.encode_piece(p, n, b.out, b.scratch, linear);
              }
-             return out;
-           }, nb::arg("data"), "BPE of one byte string (no pre-tokenization).")
+             nb::list res = to_list(b.out);
+             b.end();
+             return res;
+           }, nb::arg("data"), nb::arg("linear") = false,
+           "BPE of one byte string (no pre-tokenization); linear=True: longest-first candidate scan, not centroid.")
       .def("encode_pieces", &encode_pieces, nb::arg("pieces"),
-           "BPE of each piece (str as UTF-8, or bytes), concatenated.");
+           "BPE of each piece (str as UTF-8, or bytes), concatenated.")
+      .def("encode_text", &encode_text, nb::arg("text"), nb::arg("pattern"),
+           "Native pre-tokenization (pattern 1 = cl100k, 2 = o200k) then BPE of every piece.");
+  m.def("split_spans", &split_spans, nb::arg("text"), nb::arg("pattern"), nb::arg("chars") = false,
+        "Piece boundaries of the native cl100k (1) / o200k (2) pre-tokenizer, flat [s0, e0, s1, e1, ...].");
+  m.def("unicode_flags", [](uint32_t cp) { return incbpe::unicode_flags(cp); }, nb::arg("cp"),
+        "Class bits of a code point: 1 L, 2 N, 4 whitespace, 8 [Lu Lt Lm Lo M], 16 [Ll Lm Lo M].");
 
   nb::class_<Stream>(m, "Stream")
       .def(nb::init<const Vocab*>(), nb::arg("vocab"), nb::keep_alive<1, 2>())
@@ -94,22 +220,24 @@ NB_MODULE(_inc_bpe_native, m) {
              std::vector<uint32_t> out;
              const uint8_t* p = reinterpret_cast<const uint8_t*>(data.c_str());
              const size_t n = data.size();
-             nb::gil_scoped_release release;
-             std::lock_guard<std::mutex> lock(s.mu);
-             s.feed(p, n, out);
-             return out;
+             {
+               nb::gil_scoped_release release;
+               std::lock_guard<std::mutex> lock(s.mu);
+               s.feed(p, n, out);
+             }
+             return to_list(out);
            }, nb::arg("data"))
       .def("finish", [](Stream& s) {
              std::vector<uint32_t> out;
              std::lock_guard<std::mutex> lock(s.mu);
              s.finish(out);
-             return out;
+             return to_list(out);
            })
       .def("tokens", [](Stream& s) {
              std::vector<uint32_t> out;
              std::lock_guard<std::mutex> lock(s.mu);
              s.tokens(out);
-             return out;
+             return to_list(out);
            })
       .def_prop_ro("pending", &Stream::pending)
       .def_prop_ro("n_bytes", &Stream::n_bytes)
