@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.polynomial import chebyshev as npcheb
 
-from icml26.papers.chebyshev_rl import ChebyshevPolicy, MLPPolicy, chebyshev_features, chebyshev_T
+from icml26.papers.chebyshev_rl import (
+    ChebyshevPolicy,
+    MLPPolicy,
+    chebyshev_features,
+    chebyshev_T,
+)
 
 MC_LOW, MC_HIGH = np.array([-1.2, -0.07]), np.array([0.6, 0.07])
 

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from icml26.papers.chebyshev_rl import ChebyshevPolicy, MLPPolicy, ars, mc_starts, policy_returns, reinforce
+from icml26.papers.chebyshev_rl import (
+    ChebyshevPolicy,
+    MLPPolicy,
+    ars,
+    mc_starts,
+    policy_returns,
+    reinforce,
+)
 from icml26.papers.chebyshev_rl._trainers import _mean_and_grad
 
 LOW, HIGH = np.array([-1.2, -0.07]), np.array([0.6, 0.07])
@@ -63,3 +70,29 @@ def test_bad_input():
 
     with pytest.raises(ValueError, match="kind"):
         ppo("transformer", total_steps=10)
+
+
+def test_ppo_zoo_preset_with_vecnormalize_and_parallel_envs():
+    from icml26.papers.chebyshev_rl import ppo
+    from icml26.papers.chebyshev_rl._sb3 import ZOO_MLP_PPO_HP
+
+    model, act = ppo("mlp", total_steps=64, seed=0, hyper=ZOO_MLP_PPO_HP, n_envs=1, normalize=True)
+    assert model.use_sde and model.n_steps == 8 and model.get_env().norm_obs
+    a = act(np.array([[-0.5, 0.0], [0.3, 0.05]], dtype=np.float32))
+    assert a.shape == (2, 1) and np.all(np.abs(a) <= 1.0)
+    model4, _ = ppo("chebyshev", total_steps=256, seed=0, n_envs=4)
+    assert model4.n_envs == 4 and model4.n_steps * 4 == 256  # transitions per update kept, split over the envs
+
+
+def test_pendulum_ppo_and_bad_algorithms():
+    from icml26.papers.chebyshev_rl import ppo
+    from icml26.papers.chebyshev_rl._experiments import run_mc, run_pendulum
+
+    ret, n = run_pendulum("chebyshev", 0, 256, 3, "ppo")
+    assert n == 64 and np.isfinite(ret) and ret < 0  # 3-D observation, degree 3: 4^3 coefficients
+    with pytest.raises(ValueError, match="algo"):
+        run_pendulum("chebyshev", 0, 256, 3, "sac")
+    with pytest.raises(ValueError, match="kind"):
+        run_mc("ppo_zoo", "chebyshev", 0, 64, 4)
+    with pytest.raises(ValueError, match="n_envs"):
+        ppo("mlp", total_steps=64, n_envs=0)

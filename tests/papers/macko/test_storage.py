@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from icml26.papers.macko import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes
+from icml26.papers.macko import (
+    break_even_density,
+    csr_bytes,
+    dense_fp16_bytes,
+    macko_expected_bytes,
+)
 
 
 def test_expected_ratio_at_half_density() -> None:

@@ -13,8 +13,17 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "MC_OBS_LOW", "MC_OBS_HIGH", "MC_MAX_STEPS", "PENDULUM_OBS_LOW", "PENDULUM_OBS_HIGH", "PENDULUM_MAX_STEPS",
-    "mc_starts", "mc_rollout", "pendulum_rollout", "mc_rollout_gym", "pendulum_rollout_gym",
+    "MC_MAX_STEPS",
+    "MC_OBS_HIGH",
+    "MC_OBS_LOW",
+    "PENDULUM_MAX_STEPS",
+    "PENDULUM_OBS_HIGH",
+    "PENDULUM_OBS_LOW",
+    "mc_rollout",
+    "mc_rollout_gym",
+    "mc_starts",
+    "pendulum_rollout",
+    "pendulum_rollout_gym",
 ]
 
 # Mountain Car constants (gymnasium continuous_mountain_car.py)

@@ -6,12 +6,27 @@ import functools
 
 import numpy as np
 
-from ._envs import MC_OBS_HIGH, MC_OBS_LOW, PENDULUM_OBS_HIGH, PENDULUM_OBS_LOW, mc_starts, pendulum_rollout
+from ._envs import (
+    MC_OBS_HIGH,
+    MC_OBS_LOW,
+    PENDULUM_OBS_HIGH,
+    PENDULUM_OBS_LOW,
+    mc_starts,
+    pendulum_rollout,
+)
 from ._optimal import policy_returns
 from ._policies import ChebyshevPolicy, MLPPolicy
 from ._trainers import ars, reinforce
 
-__all__ = ["make_policy", "run_mc", "run_pendulum", "pendulum_grid", "richer_search"]
+__all__ = ["eval_starts", "make_policy", "pendulum_grid", "richer_search", "run_mc", "run_pendulum"]
+
+
+def eval_starts(n: int) -> np.ndarray:
+    """``n`` of the paper's 100 equidistant evaluation starts, evenly picked (all 100 for ``n = 100``), so that the
+    tabulated reference optimum covers them."""
+    if not 1 <= n <= 100:
+        raise ValueError(f"n must be in [1, 100], got {n}")
+    return mc_starts(100)[np.unique(np.linspace(0, 99, n).round().astype(int))]
 
 
 def make_policy(kind: str, env: str, *, seed: int, degree: int = 3):
@@ -27,13 +42,17 @@ def make_policy(kind: str, env: str, *, seed: int, degree: int = 3):
 
 @functools.lru_cache(maxsize=256)
 def run_mc(algo: str, kind: str, seed: int, steps: int, n_starts: int) -> tuple[tuple[float, ...], int]:
-    """Train ``kind`` with ``algo`` (ars | reinforce | ppo) on Mountain Car; returns (eval returns on the
-    ``n_starts`` equidistant starts, actor parameter count)."""
-    starts = mc_starts(n_starts)
-    if algo == "ppo":
-        from ._sb3 import ppo, sb3_actor_params
+    """Train ``kind`` with ``algo`` (ars | reinforce | ppo | ppo_zoo) on Mountain Car; returns (eval returns on the
+    ``n_starts`` equidistant starts, actor parameter count). ``ppo`` uses the authors' CH-PPO settings for both
+    policy classes; ``ppo_zoo`` (MLP only) rl-zoo's tuned MLP settings (one env, VecNormalize, gSDE)."""
+    starts = eval_starts(n_starts)
+    if algo in ("ppo", "ppo_zoo"):
+        from ._sb3 import ZOO_MLP_PPO_HP, ppo, sb3_actor_params
 
-        model, act = ppo(kind, env="mc", total_steps=steps, seed=seed)
+        if algo == "ppo_zoo" and kind != "mlp":
+            raise ValueError("ppo_zoo is rl-zoo's MLP baseline: kind must be 'mlp'")
+        zoo = {"hyper": ZOO_MLP_PPO_HP, "n_envs": 1, "normalize": True} if algo == "ppo_zoo" else {}
+        model, act = ppo(kind, env="mc", total_steps=steps, seed=seed, **zoo)
         return tuple(policy_returns(act, starts).tolist()), sb3_actor_params(model)
     pol = make_policy(kind, "mc", seed=seed)
     if algo == "ars":
@@ -52,28 +71,34 @@ def pendulum_grid(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=64)
-def run_pendulum(kind: str, seed: int, steps: int, grid: int) -> tuple[float, int]:
-    """Train ``kind`` with ARS on Pendulum-v1; returns (mean return over the ``grid x grid`` starts, parameters)."""
+def run_pendulum(kind: str, seed: int, steps: int, grid: int, algo: str = "ars") -> tuple[float, int]:
+    """Train ``kind`` with ``algo`` (ars | ppo) on Pendulum-v1; returns (mean return over the ``grid x grid``
+    starts, actor parameters). PPO uses the authors' CH-PPO settings (Mountain Car notebook) for both classes."""
+    th, thd = pendulum_grid(grid)
+    if algo == "ppo":
+        from ._sb3 import ppo, sb3_actor_params
+
+        model, act = ppo(kind, env="pendulum", total_steps=steps, seed=seed)
+        return float(pendulum_rollout(act, th, thd)["returns"].mean()), sb3_actor_params(model)
+    if algo != "ars":
+        raise ValueError(f"algo must be ars or ppo, got {algo!r}")
     pol = make_policy(kind, "pendulum", seed=seed)
     ars(pol, env="pendulum", total_steps=steps, seed=seed)
-    th, thd = pendulum_grid(grid)
     return float(pendulum_rollout(pol.act, th, thd)["returns"].mean()), pol.n_params
 
 
-def richer_search(x0: np.ndarray, k: np.ndarray, c: np.ndarray, *, n_k: int, n_c: int, n_b: int) -> np.ndarray:
-    """Best return per start of the 3-parameter family ``a = clip(k v (1 + c |v|/0.07 + b x))`` on a dense grid
-    around the reference gains (``k +- 0.3``, ``c +- 0.3``, ``b in [-0.5, 0.5]``); contains Eq. (A2) at b = 0."""
+def richer_search(x0: np.ndarray, params: np.ndarray, *, grid: tuple[int, int, int, int, int]) -> np.ndarray:
+    """Best return per start of the 5-parameter family ``a = clip(kappa(eps) v (1 + c|v|/0.07 + b x))`` (Eq. A3 plus
+    a position term ``b x``) on a dense grid around the reference parameters ``(k1, e_th, k2, c)`` (rows of
+    ``params``): ``k1 +- 0.3``, ``e_th +- 0.15``, ``k2 +- 0.3``, ``c +- 0.3``, ``b in [-0.5, 0.5]``, with ``grid``
+    points per axis (odd counts contain the reference itself)."""
     from ._envs import mc_rollout
+    from ._optimal_a3 import eq_a3
 
-    dk, dc, b = np.linspace(-0.3, 0.3, n_k), np.linspace(-0.3, 0.3, n_c), np.linspace(-0.5, 0.5, n_b)
-    DK, DC, B = [a.ravel() for a in np.meshgrid(dk, dc, b, indexing="ij")]
-    K = (k[:, None] + DK).ravel()
-    C = (c[:, None] + DC).ravel()
-    Bf = np.tile(B, x0.size)
-
-    def pol(o: np.ndarray) -> np.ndarray:
-        v = o[:, 1].astype(float)
-        return np.clip(K * v * (1.0 + C * np.abs(v) / 0.07 + Bf * o[:, 0]), -1.0, 1.0)[:, None]
-
-    R = mc_rollout(pol, np.repeat(x0, DK.size))["returns"].reshape(x0.size, DK.size)
+    axes = [np.linspace(-h, h, n) if n > 1 else np.zeros(1) for h, n in zip((0.3, 0.15, 0.3, 0.3, 0.5), grid)]
+    D = np.array(np.meshgrid(*axes, indexing="ij")).reshape(5, -1).T  # (N, 5)
+    P = (params[:, None, :] + D[None, :, :4]).reshape(-1, 4)
+    P[:, 0] = np.maximum(P[:, 0], 0.0)
+    b = np.tile(D[:, 4], x0.size)
+    R = mc_rollout(lambda o: eq_a3(o, P, b), np.repeat(x0, D.shape[0]))["returns"].reshape(x0.size, D.shape[0])
     return R.max(1)

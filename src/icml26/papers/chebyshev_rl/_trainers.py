@@ -14,7 +14,7 @@ import numpy as np
 
 from icml26.common.seeding import rng as _rng
 
-from ._envs import MC_MAX_STEPS, PENDULUM_MAX_STEPS, mc_rollout, pendulum_rollout
+from ._envs import PENDULUM_MAX_STEPS, mc_rollout, pendulum_rollout
 
 __all__ = ["TrainLog", "ars", "reinforce", "rollout_returns"]
 

@@ -25,12 +25,26 @@ kernel is our adaptation of the warp kernel (16-lane chunks; a byte prefix sum d
 comes from a permuted 64-float window, or a gather when a chunk spans >= 64 columns; a batch of <= 8 vectors
 shares one pass over the entries). ``-0.0`` weights count as zeros. Zero weights
 are skipped, so ``inf``/``NaN`` in ``x`` reach ``y`` only through stored entries (dense ``0 * inf`` gives NaN).
+Speed is measured on a CPU (the GPU claim needs ``full``): kernels are timed in paired rounds (order rotated), the
+verdict uses the median per-round ratio with a bootstrap CI of that median, and operands smaller than 64 MiB are
+rotated over copies so they stream from DRAM. The e2e memory number counts linear-layer weights only (the paper's
+1.53x is whole-model memory).
 """
 
 from icml26.papers.macko._format import ALIGN
-from icml26.papers.macko._kernels import best_isa, dense_fp16_gemv, native_available, reference_spmv
+from icml26.papers.macko._kernels import (
+    best_isa,
+    dense_fp16_gemv,
+    native_available,
+    reference_spmv,
+)
 from icml26.papers.macko._matrix import MackoFormatError, MackoMatrix
-from icml26.papers.macko._storage import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes
+from icml26.papers.macko._storage import (
+    break_even_density,
+    csr_bytes,
+    dense_fp16_bytes,
+    macko_expected_bytes,
+)
 from icml26.papers.macko._wanda import sparsify_linear, wanda_prune
 
 __all__ = [

@@ -13,7 +13,7 @@ import numpy as np
 
 from icml26.papers.macko._format import columns, row_of_entries
 
-__all__ = ["ISA_NAMES", "best_isa", "dense_fp16_gemv", "native_available", "reference_spmv", "native_spmv"]
+__all__ = ["ISA_NAMES", "best_isa", "dense_fp16_gemv", "native_available", "native_spmv", "reference_spmv"]
 
 ISA_NAMES = {0: "scalar", 1: "avx2", 2: "avx512"}
 _NATIVE: ModuleType | None | bool = False  # False: not yet looked up
@@ -123,6 +123,8 @@ def dense_fp16_gemv(W: np.ndarray, x: np.ndarray, *, isa: str | None = None, thr
     """
     if not isinstance(W, np.ndarray) or W.dtype != np.float16 or W.ndim != 2:
         raise TypeError("W must be a 2-D float16 numpy array")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
     xa = np.asarray(x)
     if xa.dtype not in (np.float32, np.float16) or xa.ndim not in (1, 2) or xa.shape[-1] != W.shape[1]:
         raise ValueError(f"x must be float32/float16 with last dimension {W.shape[1]}, got {xa.dtype} {xa.shape}")

@@ -12,7 +12,7 @@ import numpy as np
 from icml26.papers.macko import _format
 from icml26.papers.macko._kernels import native_spmv, reference_spmv
 
-__all__ = ["MackoMatrix", "MackoFormatError"]
+__all__ = ["MackoFormatError", "MackoMatrix"]
 
 _FORMAT_TAG = "macko-spmv/1"
 
@@ -41,18 +41,39 @@ class MackoMatrix:
     Build one with :meth:`from_dense`; ``A @ x`` computes ``W x`` in fp32 accumulation.
     """
 
-    __slots__ = ("values", "deltas", "row_ptr", "shape", "_nnz", "_gpu")
+    __slots__ = ("_gpu", "_nnz", "deltas", "row_ptr", "shape", "values")
 
-    def __init__(self, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int], *,
-                 validate: bool = True) -> None:
+    def __init__(self, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int]) -> None:
+        """Wrap existing MACKO arrays; they are always validated (:class:`MackoFormatError` on any inconsistency).
+
+        Args:
+            values: ``v`` of the MACKO format of [P05], 1-D float16, length a multiple of 16.
+            deltas: the 4-bit column deltas ``Δ``, two per uint8 byte, half as long as ``values``.
+            row_ptr: int32 ``(R + 1,)`` row offsets, starting at 0 and non-decreasing.
+            shape: ``(R, C)`` of ``W``.
+        """
+        self._init(values, deltas, row_ptr, shape, check=True)
+
+    def _init(self, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int], *,
+              check: bool) -> None:
+        if not (isinstance(shape, tuple | list) and len(shape) == 2):
+            raise MackoFormatError(f"shape must be a pair (R, C), got {shape!r}")
         self.values = values
         self.deltas = deltas
         self.row_ptr = row_ptr
         self.shape = (int(shape[0]), int(shape[1]))
         self._gpu: Any = None
-        if validate:
+        if check:
             self._validate()
         self._nnz = int(np.count_nonzero(values[: int(row_ptr[-1])]))
+
+    @classmethod
+    def _trusted(cls, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray,
+                 shape: tuple[int, int]) -> MackoMatrix:
+        """Internal fast path for arrays this package has just encoded itself (skips :meth:`_validate`)."""
+        obj = cls.__new__(cls)
+        obj._init(values, deltas, row_ptr, shape, check=False)
+        return obj
 
     # ------------------------------------------------------------------------------------------ construction
     @classmethod
@@ -71,10 +92,12 @@ class MackoMatrix:
             raise TypeError(f"W must be float16 or float32, got {W.dtype}")
         w16 = np.ascontiguousarray(W, dtype=np.float16)
         values, deltas, row_ptr = _format.encode(w16)
-        return cls(values, deltas, row_ptr, w16.shape, validate=False)
+        return cls._trusted(values, deltas, row_ptr, w16.shape)
 
     def _validate(self) -> None:
         v, d, rp, (r, c) = self.values, self.deltas, self.row_ptr, self.shape
+        if not (isinstance(rp, np.ndarray) and rp.ndim == 1 and rp.size >= 1):
+            raise MackoFormatError("row_ptr must be a 1-D int32 array of length R + 1")
         if r < 0 or c < 0:
             raise MackoFormatError(f"shape must be non-negative, got {self.shape}")
         if not (isinstance(v, np.ndarray) and v.dtype == np.float16 and v.ndim == 1):
@@ -149,7 +172,7 @@ class MackoMatrix:
             return triton_spmv(self, X)
         if device != "cpu":
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-        if not isinstance(threads, int) or threads < 1:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         X = np.ascontiguousarray(X, dtype=np.float32)
         if kernel == "reference":
@@ -194,9 +217,13 @@ class MackoMatrix:
 
     # ------------------------------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write one uncompressed ``.npz`` file (the three arrays, the shape and a format tag) at ``path``."""
-        np.savez(Path(path), format=np.array(_FORMAT_TAG), shape=np.array(self.shape, dtype=np.int64),
-                 values=self.values, deltas=self.deltas, row_ptr=self.row_ptr)
+        """Write one uncompressed ``.npz`` archive (the three arrays, the shape and a format tag) at exactly ``path``.
+
+        No ``.npz`` suffix is appended, so :meth:`load` reads back the same ``path`` that was given here.
+        """
+        with open(Path(path), "wb") as fh:
+            np.savez(fh, format=np.array(_FORMAT_TAG), shape=np.array(self.shape, dtype=np.int64),
+                     values=self.values, deltas=self.deltas, row_ptr=self.row_ptr)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MackoMatrix:
@@ -217,4 +244,4 @@ class MackoMatrix:
             raise MackoFormatError(f"{path}: cannot read a MACKO file ({type(exc).__name__}: {exc})") from exc
         if shape.shape != (2,) or shape.dtype.kind not in "iu":
             raise MackoFormatError(f"{path}: bad shape record {shape!r}")
-        return cls(*arrays, (int(shape[0]), int(shape[1])), validate=True)
+        return cls(*arrays, (int(shape[0]), int(shape[1])))

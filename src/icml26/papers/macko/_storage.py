@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "break_even_density",
     "csr_bytes",
     "dense_fp16_bytes",
     "macko_expected_bytes",
-    "break_even_density",
 ]
 
 

@@ -11,7 +11,7 @@ import torch
 from icml26.papers.macko._kernels import dense_fp16_gemv
 from icml26.papers.macko._matrix import MackoMatrix
 
-__all__ = ["MackoLinear", "DenseFp16Linear"]
+__all__ = ["DenseFp16Linear", "MackoLinear"]
 
 _BATCH = 8  # the CPU kernel's batch (decode of up to 8 sequences in one pass over the weights)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["wanda_prune", "sparsify_linear"]
+__all__ = ["sparsify_linear", "wanda_prune"]
 
 
 def _is_torch(x: Any) -> bool:

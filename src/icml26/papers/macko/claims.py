@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
-from icml26.common.stats import ratio_ci
 from icml26.figures import new_figure, render
 from icml26.papers.macko._kernels import best_isa, dense_fp16_gemv
 from icml26.papers.macko._matrix import MackoMatrix
-from icml26.papers.macko._storage import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes
+from icml26.papers.macko._storage import (
+    break_even_density,
+    csr_bytes,
+    dense_fp16_bytes,
+    macko_expected_bytes,
+)
+from icml26.papers.macko._timing import (
+    STREAM_BYTES,
+    median_ratio_ci,
+    n_copies,
+    paired_rounds,
+)
 
 MEM_BAR = 0.63  # bytes(MACKO) / bytes(dense fp16) at 50 % sparsity (paper: 1.5x reduction; 0.625 expected)
 BREAK_EVEN_BAR = 0.75  # MACKO must stay below dense fp16 up to at least this density (paper: ~0.8)
@@ -38,20 +47,6 @@ def _single_thread() -> Iterator[None]:
         return
     with threadpool_limits(1):
         yield
-
-
-def _interleaved(fns: dict[str, Callable[[], object]], reps: int) -> dict[str, np.ndarray]:
-    """Time each function ``reps`` times, rotating the order each round (one warm-up call each)."""
-    for f in fns.values():
-        f()
-    out: dict[str, list[float]] = {k: [] for k in fns}
-    names = list(fns)
-    for i in range(reps):
-        for k in names[i % len(names):] + names[: i % len(names)]:
-            t = time.perf_counter()
-            fns[k]()
-            out[k].append(time.perf_counter() - t)
-    return {k: np.asarray(v) for k, v in out.items()}
 
 
 # ----------------------------------------------------------------------------------------------- memory
@@ -104,7 +99,8 @@ def check_memory(cfg: MemoryConfig, ctx: Context) -> ClaimResult:
 class SpeedConfig:
     n: int = 8192
     density: float = 0.5
-    reps: int = 15
+    reps: int = 15  # paired rounds (each round times every kernel once, order rotated)
+    stream_bytes: int = STREAM_BYTES  # rotated copies per kernel until a pass touches this many bytes (0: one copy)
     decide: bool = True  # False at smoke: a cache-resident toy size says nothing about speed
     gpu: bool = False  # True at full: time the Triton kernel against torch fp16 (cuBLAS)
 
@@ -123,8 +119,10 @@ def _gpu_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
     A = MackoMatrix.from_dense(w)
     tm = TritonMacko(A)
     W = torch.from_numpy(w).cuda()
-    x = torch.randn(1, cfg.n, device="cuda")
+    gen = torch.Generator(device="cuda").manual_seed(int(ctx.seeds[0]) + 1)
+    x = torch.randn(1, cfg.n, device="cuda", generator=gen)
     xh = x.half()
+    timers = {"macko": lambda: tm(x), "dense": lambda: W @ xh[0]}
 
     def cuda_time(f: Callable[[], object]) -> float:
         f()
@@ -137,12 +135,14 @@ def _gpu_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
         torch.cuda.synchronize()
         return s.elapsed_time(e) / 20 * 1e-3
 
-    t_m = [cuda_time(lambda: tm(x)) for _ in range(cfg.reps)]
-    t_d = [cuda_time(lambda: W @ xh[0]) for _ in range(cfg.reps)]
-    sp = ratio_ci(t_d, t_m, seed=ctx.seeds[0])
+    t: dict[str, list[float]] = {"macko": [], "dense": []}
+    for i in range(cfg.reps):  # paired rounds, order alternating
+        for k in (("macko", "dense") if i % 2 == 0 else ("dense", "macko")):
+            t[k].append(cuda_time(timers[k]))
+    sp = median_ratio_ci(np.array(t["dense"]), np.array(t["macko"]), seed=ctx.seeds[0])
     verdict = Verdict.HOLDS if sp.lo >= 1.0 and sp.value >= SPEED_BAR else (
         Verdict.FAILS if sp.hi < SPEED_BAR else Verdict.INCONCLUSIVE)
-    return ClaimResult(verdict, reason=f"GPU {torch.cuda.get_device_name()}: dense fp16 / MACKO time = {sp} "
+    return ClaimResult(verdict, reason=f"GPU {torch.cuda.get_device_name()}: median per-round dense fp16 / MACKO time {sp} "
                        f"(bar >= {SPEED_BAR})", summary=f"GPU speedup {sp}",
                        timings={"speedup_vs_cublas_fp16": sp.value, "ci": [sp.lo, sp.hi]})
 
@@ -156,11 +156,18 @@ def check_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
     w32 = w16.astype(np.float32)
     x = np.random.default_rng(ctx.seeds[0] + 1).standard_normal(cfg.n).astype(np.float32)
     err = float(np.max(np.abs(A.matvec(x) - (w32 @ x))) / max(float(np.max(np.abs(w32 @ x))), 1e-30))
+    # rotated copies so that every timed call streams its operand from DRAM (none at 8192^2: each matrix > L3)
+    k_m, k_16, k_32 = (n_copies(b, cfg.stream_bytes) for b in (A.nbytes, w16.nbytes, w32.nbytes))
+    As = [A] + [MackoMatrix._trusted(A.values.copy(), A.deltas.copy(), A.row_ptr.copy(), A.shape)
+                for _ in range(k_m - 1)]
+    w16s = [w16] + [w16.copy() for _ in range(k_16 - 1)]
+    w32s = [w32] + [w32.copy() for _ in range(k_32 - 1)]
     with _single_thread():
-        t = _interleaved({"macko": lambda: A.matvec(x), "dense_fp16": lambda: dense_fp16_gemv(w16, x),
-                          "dense_fp32_numpy": lambda: w32 @ x}, cfg.reps)
-    s16 = ratio_ci(t["dense_fp16"], t["macko"], seed=ctx.seeds[0])
-    s32 = ratio_ci(t["dense_fp32_numpy"], t["macko"], seed=ctx.seeds[0])
+        t = paired_rounds({"macko": [lambda a=a: a.matvec(x) for a in As],
+                           "dense_fp16": [lambda w=w: dense_fp16_gemv(w, x) for w in w16s],
+                           "dense_fp32_numpy": [lambda w=w: w @ x for w in w32s]}, cfg.reps)
+    s16 = median_ratio_ci(t["dense_fp16"], t["macko"], seed=ctx.seeds[0])
+    s32 = median_ratio_ci(t["dense_fp32_numpy"], t["macko"], seed=ctx.seeds[0])
     ms = {k: float(np.median(v) * 1e3) for k, v in t.items()}
     gbs = A.nbytes / (ms["macko"] * 1e-3) / 1e9
     rows = [{"kernel": k, "ms_median": ms[k], "ms_min": float(v.min() * 1e3)} for k, v in t.items()]
@@ -169,8 +176,10 @@ def check_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
     ax.set_ylabel("ms per SpMV/GEMV (median)")
     ax.set_title(f"{cfg.n}x{cfg.n}, density {cfg.density}, 1 thread, {best_isa()}")
     figs = [render(fig, name="spmv_time", caption="Time of one matrix-vector product, single thread")]
-    measured = {"n": cfg.n, "isa": best_isa(), "rel_err": err, "macko_bytes": A.nbytes, "dense_fp16_bytes": w16.nbytes}
-    text = (f"speedup vs our dense fp16 GEMV {s16}, vs numpy dense fp32 {s32}; MACKO {ms['macko']:.2f} ms "
+    measured = {"n": cfg.n, "isa": best_isa(), "rel_err": err, "macko_bytes": A.nbytes, "dense_fp16_bytes": w16.nbytes,
+                "copies": {"macko": k_m, "dense_fp16": k_16, "dense_fp32_numpy": k_32}, "rounds": cfg.reps}
+    text = (f"median of {cfg.reps} paired per-round speedups [95% bootstrap CI of the median]: vs our dense fp16 GEMV "
+            f"{s16}, vs numpy dense fp32 {s32}; rotated copies {k_m}/{k_16}/{k_32}; median MACKO {ms['macko']:.2f} ms "
             f"({gbs:.1f} GB/s), dense fp16 {ms['dense_fp16']:.2f} ms, dense fp32 {ms['dense_fp32_numpy']:.2f} ms")
     if not cfg.decide:
         return ClaimResult(Verdict.INCONCLUSIVE, reason=f"smoke size ({cfg.n}^2) is cache-resident: not decided; "
@@ -202,7 +211,7 @@ class E2EConfig:
     calib_tokens: int = 64
     prompt: int = 8
     new_tokens: int = 16
-    reps: int = 3
+    reps: int = 10  # paired rounds; each decodes once with every model, order rotated
     decide_speed: bool = True
 
 
@@ -229,13 +238,16 @@ def check_e2e(cfg: E2EConfig, ctx: Context) -> ClaimResult:
     if not cfg.decide_speed:
         return ClaimResult(Verdict.INCONCLUSIVE, reason=f"{mem_txt} (bar >= {E2E_BAR}x holds); speed not decided at "
                            "smoke (toy size)", summary=f"memory {mem:.2f}x", measured=measured, figures=figs)
-    sp = ratio_ci(r["times"]["dense16"], r["times"]["macko"], seed=ctx.seeds[0])
-    sp32 = ratio_ci(r["times"]["dense32"], r["times"]["macko"], seed=ctx.seeds[0])
+    sp = median_ratio_ci(r["times"]["dense16"], r["times"]["macko"], seed=ctx.seeds[0])
+    sp32 = median_ratio_ci(r["times"]["dense32"], r["times"]["macko"], seed=ctx.seeds[0])
     timings = {"speedup_vs_dense16": sp.value, "speedup_vs_dense16_ci": [sp.lo, sp.hi],
                "speedup_vs_dense32_torch": sp32.value, "tokens_per_s": r["tps"]}
     verdict = Verdict.HOLDS if sp.lo >= 1.0 and sp.value >= E2E_BAR else (
         Verdict.FAILS if sp.hi < E2E_BAR else Verdict.INCONCLUSIVE)
-    return ClaimResult(verdict, reason=(f"{mem_txt}; decode speed vs dense fp16 {sp}, vs torch fp32 {sp32} "
+    streams = min(r["macko_bytes"], r["dense16_bytes"]) >= STREAM_BYTES  # each token reads every linear weight
+    measured["weights_stream_from_dram"] = bool(streams)
+    return ClaimResult(verdict, reason=(f"{mem_txt}; median of {cfg.reps} paired per-round decode speedups "
+                                        f"[95% bootstrap CI of the median] vs dense fp16 {sp}, vs torch fp32 {sp32} "
                                         f"(bar >= {E2E_BAR}x); greedy tokens agree {r['agreement']:.2f}"),
                        summary=f"memory {mem:.2f}x, speed {sp.value:.2f}x vs dense fp16", measured=measured,
                        timings=timings, figures=figs)
@@ -247,7 +259,7 @@ CLAIMS = [
         "small": Budget(MemoryConfig(), expected_s=30),
     }),
     Claim("spmv_speedup_50", check=check_speed, budgets={
-        "smoke": Budget(SpeedConfig(n=512, reps=3, decide=False), expected_s=1),
+        "smoke": Budget(SpeedConfig(n=512, reps=3, stream_bytes=0, decide=False), expected_s=1),
         "small": Budget(SpeedConfig(), expected_s=60),
         "full": Budget(SpeedConfig(gpu=True, reps=10), expected_s=60, requires=("gpu",)),
     }),

@@ -23,7 +23,8 @@ static void check_isa(int isa) {
     if (isa > macko::best_isa()) throw std::invalid_argument("isa " + std::to_string(isa) + " is not supported by this CPU");
 }
 
-// X: (nb, cols) fp32; Y: (nb, rows) fp32 output. Structural validity of the format is checked in Python.
+// X: (nb, cols) fp32; Y: (nb, rows) fp32 output. row_ptr is bounds-checked here; that every row's columns stay below
+// cols (a property of the deltas) is checked once when a MackoMatrix is built (MackoMatrix._validate).
 static void spmv(U16 values, U8 deltas, I32 row_ptr, int64_t cols, F32_2 X, OutF32_2 Y, int isa, int threads) {
     check_isa(isa);
     const int64_t rows = int64_t(row_ptr.shape(0)) - 1, nbatch = int64_t(X.shape(0));
@@ -33,8 +34,13 @@ static void spmv(U16 values, U8 deltas, I32 row_ptr, int64_t cols, F32_2 X, OutF
     if (int64_t(X.shape(1)) != cols || int64_t(Y.shape(0)) != nbatch || int64_t(Y.shape(1)) != rows)
         throw std::invalid_argument("X must be (nb, cols) and Y (nb, rows)");
     if (nbatch < 1 || nbatch > 8) throw std::invalid_argument("batch must be 1..8");
-    if (rows > 0 && (row_ptr.data()[0] < 0 || int64_t(row_ptr.data()[rows]) > int64_t(values.shape(0))))
+    // O(R) bounds check so that no row range can leave values/deltas, whatever the caller passes: row_ptr must start
+    // at >= 0, be non-decreasing and end within values (raises ValueError naming row_ptr)
+    const int32_t* rp = row_ptr.data();
+    if (rows > 0 && (rp[0] < 0 || int64_t(rp[rows]) > int64_t(values.shape(0))))
         throw std::invalid_argument("row_ptr must lie within values");
+    for (int64_t r = 0; r < rows; ++r)
+        if (rp[r + 1] < rp[r]) throw std::invalid_argument("row_ptr must be non-decreasing (row " + std::to_string(r) + ")");
     // zero-padded, 64-byte aligned copies of x: the permute path reads 64-float windows that start up to X_FRONT
     // floats before column 0 and end up to X_BACK floats after the last column
     const int64_t stride = (macko::X_FRONT + cols + macko::X_BACK + 15) & ~int64_t(15);

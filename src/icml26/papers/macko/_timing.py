@@ -1,0 +1,57 @@
+"""Timing helpers for the speed claims of [P05] on a shared machine: paired, interleaved rounds, the median of the
+per-round ratios with a bootstrap CI of that median, and rotated copies so that a small matrix streams from DRAM."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from icml26.common.stats import Estimate, bootstrap_ci
+
+__all__ = ["STREAM_BYTES", "median_ratio_ci", "n_copies", "paired_rounds"]
+
+T = TypeVar("T")
+
+# A timed kernel must touch at least this many bytes before it meets the same data again: 2x the 32 MiB L3 of the
+# development machine, so that the matrix comes from DRAM as in the paper's setting (perf-anchors section 2.5).
+STREAM_BYTES = 64 << 20
+
+
+def n_copies(nbytes: int, stream_bytes: int = STREAM_BYTES) -> int:
+    """How many rotated copies of an ``nbytes`` operand make one pass over them reach ``stream_bytes`` (>= 1)."""
+    if nbytes <= 0 or stream_bytes <= 0:
+        return 1
+    return max(1, math.ceil(stream_bytes / nbytes))
+
+
+def paired_rounds(fns: dict[str, Sequence[Callable[[], object]]], rounds: int) -> dict[str, np.ndarray]:
+    """Time every kernel once per round, the order rotated each round; ``fns[k]`` lists calls on rotated copies.
+
+    Round ``i`` calls copy ``i mod len(fns[k])`` of kernel ``k``, so a copy is reused only after the others were
+    streamed. One untimed warm-up call per copy first. Returns the per-round seconds, aligned across kernels.
+    """
+    for calls in fns.values():
+        for f in calls:
+            f()
+    names = list(fns)
+    out: dict[str, list[float]] = {k: [] for k in names}
+    for i in range(rounds):
+        shift = i % len(names)
+        for k in names[shift:] + names[:shift]:
+            f = fns[k][i % len(fns[k])]
+            t = time.perf_counter()
+            f()
+            out[k].append(time.perf_counter() - t)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def median_ratio_ci(num: np.ndarray, den: np.ndarray, *, seed: int) -> Estimate:
+    """Median over rounds of ``num[i] / den[i]`` (e.g. dense time / MACKO time = speedup) with a bootstrap CI of it."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if num.shape != den.shape or num.ndim != 1:
+        raise ValueError("num and den must be 1-D per-round times of equal length")
+    return bootstrap_ci(num / den, stat=np.median, seed=seed)
