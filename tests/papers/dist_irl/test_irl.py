@@ -67,7 +67,7 @@ def test_bc_copies_the_expert_where_it_has_data(task):
 
 def test_dirl_fit_is_deterministic_and_sklearn_like(task):
     demos = task.demonstrations(task.risk_optimal_policy(CVaR(0.2)), 40, seed=0)
-    kw = dict(n_iter=15, n_quantiles=8, random_state=3)
+    kw = {"n_iter": 15, "n_quantiles": 8}
     a = DistributionalIRL(**kw)
     assert a.fit(demos, task.mdp) is a
     b = DistributionalIRL(**kw).fit(demos, task.mdp)
@@ -177,6 +177,16 @@ def test_bad_demonstrations_and_fit_args():
         DistributionalIRL(solver="adam").fit(demos, mdp)
     with pytest.raises(TypeError, match="known_rewards"):
         DistributionalIRL(known_rewards=[0.0]).fit(demos, mdp)
+    with pytest.raises(ValueError, match="known_rewards"):
+        DistributionalIRL(known_rewards={1: (0.0,)}).fit(demos, mdp)
+    with pytest.raises(TypeError, match="known_rewards"):
+        DistributionalIRL(known_rewards={1: ("a", 0.0)}).fit(demos, mdp)
+    with pytest.raises(ValueError, match="std_bounds"):
+        DistributionalIRL(std_bounds=(1.0,)).fit(demos, mdp)
+    with pytest.raises(TypeError, match="std_bounds"):
+        DistributionalIRL(std_bounds="ab").fit(demos, mdp)
+    with pytest.raises(TypeError, match="random_state"):
+        DistributionalIRL(random_state=0)  # removed: the method is deterministic given the data
     with pytest.raises(RuntimeError, match="not fitted"):
         DistributionalIRL().predict([0])
     with pytest.raises(TypeError, match="mdp"):

@@ -77,7 +77,6 @@ class DistributionalIRL:
         solver: "extragradient" (mirror-prox on the mixed game, default) or "subgradient" (exact best response,
             projected subgradient with averaging); both in _game.py.
         store_path: keep the running-average reward of every iteration in ``reward_path_``.
-        random_state: accepted for the scikit-learn-style API; the method is deterministic given the data.
 
     Learned attributes: ``reward_mean_``, ``reward_std_`` (per reward group, the averaged iterate), ``last_reward_``,
     ``policy_`` (S, A) the rho_g-optimal policy under the learned reward, ``history_`` (per-iteration objective
@@ -98,7 +97,6 @@ class DistributionalIRL:
         known_rewards: Mapping[int, tuple[float, float]] | None = None,
         solver: str = "extragradient",
         store_path: bool = False,
-        random_state: int | None = 0,
     ) -> None:
         self.risk_measure = CVaR(0.2) if risk_measure is None else risk_measure
         self.n_quantiles = n_quantiles
@@ -111,7 +109,6 @@ class DistributionalIRL:
         self.known_rewards = known_rewards
         self.solver = solver
         self.store_path = store_path
-        self.random_state = random_state
 
     def _validate(self) -> None:
         if not isinstance(self.risk_measure, DistortionRiskMeasure):
@@ -125,8 +122,22 @@ class DistributionalIRL:
             raise ValueError(f"solver must be 'extragradient' or 'subgradient', got {self.solver!r}")
         if self.known_rewards is not None and not isinstance(self.known_rewards, Mapping):
             raise TypeError(f"known_rewards must be a mapping group -> (mean, std), got {type(self.known_rewards).__name__}")
-        lo, hi = self.std_bounds
-        if not (0 < lo <= self.init_std <= hi):
+        for k, val in (self.known_rewards or {}).items():
+            if isinstance(val, (str, bytes)) or not isinstance(val, (tuple, list, np.ndarray)) or len(val) != 2:
+                raise ValueError(f"known_rewards[{k!r}] must be a (mean, std) pair, got {val!r}")
+            for v in val:
+                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"known_rewards[{k!r}] must hold numbers, got {val!r}")
+        sb = self.std_bounds
+        if isinstance(sb, (str, bytes)) or not isinstance(sb, (tuple, list, np.ndarray)):
+            raise TypeError(f"std_bounds must be a (min, max) pair of numbers, got {type(sb).__name__}")
+        if len(sb) != 2:
+            raise ValueError(f"std_bounds must be a (min, max) pair, got {len(sb)} entries: {sb!r}")
+        for v in sb:
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"std_bounds entries must be numbers, got {type(v).__name__}")
+        lo, hi = (float(v) for v in sb)
+        if not (np.isfinite(lo) and np.isfinite(hi) and 0 < lo <= self.init_std <= hi):
             raise ValueError(f"std_bounds must satisfy 0 < min <= init_std <= max, got {self.std_bounds} and {self.init_std}")
 
     # -- the game ------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ._game import linear_minimax_value
 from ._risk import CVaR
 from ._tasks import NEUTRAL, RISKY, SAFE, TwoRouteTask, make_two_route_task
 
-__all__ = ["ExperimentConfig", "run_seed", "true_fsd_violation"]
+__all__ = ["ExperimentConfig", "noisy_expert", "run_seed", "true_fsd_violation"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,17 @@ class ExperimentConfig:
     n_iter: int = 2000
     n_quantiles: int = 32
     alpha: float = 0.2
-    n_checkpoints: int = 12  # log-spaced iterations at which the true FSD violation is evaluated
+    n_checkpoints: int = 12  # log-spaced iterations at which the true FSD violation is evaluated (plus T // 10)
+    expert_noise: float = 0.1  # the demonstrator takes the other route with this probability (per episode)
+
+
+def noisy_expert(task: TwoRouteTask, expert: np.ndarray, eps: float) -> np.ndarray:
+    """The demonstrator: the risk-optimal ``expert`` that takes the other route with probability ``eps`` at each
+    start state, so that each seed's demonstrations (hence the expert's empirical return law) differ."""
+    pi = np.array(expert, dtype=float)
+    for s in task.starts:
+        pi[s] = (1.0 - eps) * pi[s] + eps * pi[s][::-1]
+    return pi
 
 
 def true_fsd_violation(task: TwoRouteTask, policy: np.ndarray, expert: np.ndarray, *, n_quantiles: int = 256) -> float:
@@ -48,10 +58,12 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
     task = make_two_route_task(cfg.lengths)
     risk = CVaR(cfg.alpha)
     expert = task.risk_optimal_policy(risk)
-    demos = task.demonstrations(expert, cfg.n_demos, seed=seed)
-    # the absorbing start/goal cells pay nothing (terminal-state convention, known to the learner; see the card)
+    demos = task.demonstrations(noisy_expert(task, expert, cfg.expert_noise), cfg.n_demos, seed=seed)
+    # privileged setting: the absorbing start/goal cells are known to pay nothing (terminal-state convention)
     dirl = DistributionalIRL(risk_measure=risk, n_quantiles=cfg.n_quantiles, n_iter=cfg.n_iter,
-                             known_rewards={NEUTRAL: (0.0, 0.0)}, store_path=True, random_state=seed).fit(demos, task.mdp)
+                             known_rewards={NEUTRAL: (0.0, 0.0)}, store_path=True).fit(demos, task.mdp)
+    # unprivileged setting: every reward group is learned
+    dirl_free = DistributionalIRL(risk_measure=risk, n_quantiles=cfg.n_quantiles, n_iter=cfg.n_iter).fit(demos, task.mdp)
     maxent = MaxEntIRL().fit(demos, task.mdp)
     bc = BehaviourCloning().fit(demos, task.mdp)
     groups = [SAFE, RISKY]
@@ -61,14 +73,16 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
     # risk-averse imitation: the contexts where the expert takes the safe route
     safe_ctx = np.flatnonzero(task.p_risky(expert) < 0.5)
     agree = {name: float(np.mean(1.0 - task.p_risky(pi)[safe_ctx])) for name, pi in
-             (("dirl", dirl.policy_), ("maxent", maxent.policy_), ("bc", bc.policy_))}
+             (("dirl", dirl.policy_), ("dirl_free", dirl_free.policy_), ("maxent", maxent.policy_),
+              ("bc", bc.policy_))}
     agree_all = {name: float(np.mean(1.0 - np.abs(task.p_risky(pi) - task.p_risky(expert)))) for name, pi in
                  (("dirl", dirl.policy_), ("maxent", maxent.policy_), ("bc", bc.policy_))}
     cvar = {name: float(np.mean([task.true_risk(pi, risk, context=c) for c in range(len(task.starts))]))
-            for name, pi in (("dirl", dirl.policy_), ("maxent", maxent.policy_), ("expert", expert))}
+            for name, pi in (("dirl", dirl.policy_), ("dirl_free", dirl_free.policy_), ("maxent", maxent.policy_),
+                             ("expert", expert))}
     T = cfg.n_iter
     ckpt = np.unique(np.round(np.geomspace(1, T, cfg.n_checkpoints)).astype(int))
-    ckpt = np.concatenate([[0], ckpt])
+    ckpt = np.unique(np.concatenate([[0], ckpt, [T // 10]]))
     K = task.mdp.n_groups
     path = dirl.reward_path_  # running averages phi_bar_t, row 0 = phi_0
     pols = [dirl.risk_optimal_policy(path[t, :K], path[t, K:]) for t in ckpt]
@@ -93,5 +107,9 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
         "f_star": f_star,
         "reward_mean": dirl.reward_mean_.tolist(),
         "reward_std": dirl.reward_std_.tolist(),
+        "reward_mean_free": dirl_free.reward_mean_.tolist(),
+        "reward_std_free": dirl_free.reward_std_.tolist(),
+        "n_demos_per_route": [int(v) for v in np.bincount(
+            demos.states[:, 0] * 2 + demos.actions[:, 0], minlength=2 * len(task.starts))],
         "maxent_reward": maxent.reward_.tolist(),
     }
