@@ -27,12 +27,10 @@ def _tk_cl100k():
 
 @functools.cache
 def _tk_o200k():
-    tiktoken = pytest.importorskip("tiktoken")
-    from icml26.papers.inc_bpe._vocab import O200K_PAT, builtin_spec
+    pytest.importorskip("tiktoken")
+    from icml26.papers.inc_bpe._baselines import tiktoken_reference
 
-    spec = builtin_spec("o200k_base")
-    ranks = {t: i for i, t in enumerate(spec.tokens)}
-    return tiktoken.Encoding("o200k_local", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
+    return tiktoken_reference("o200k_base")  # tiktoken's own o200k definition, its rank file from bpe-openai
 
 
 @pytest.fixture(scope="session")

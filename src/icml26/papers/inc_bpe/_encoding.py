@@ -155,9 +155,16 @@ class Encoding:
         tokens: list[bytes] = [b""] * n
         for t, r in ranks.items():
             tokens[r] = bytes(t)
-        return cls(
-            name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize, cache=cache
-        )
+        try:
+            return cls(
+                name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize,
+                cache=cache,
+            )
+        except ValueError as exc:  # the vocabulary checks name ``tokens``; here the caller's argument is ``ranks``
+            msg = str(exc)
+            if msg.startswith("tokens:"):
+                raise ValueError("ranks:" + msg[len("tokens:"):]) from None
+            raise
 
     @classmethod
     def from_merges(
@@ -193,7 +200,7 @@ class Encoding:
                 cache=cache,
             )
         except ValueError as exc:
-            if str(exc).startswith("ranks:"):
+            if str(exc).startswith("tokens:"):
                 raise ValueError(f"merges: not a BPE merge list ({exc})") from None
             raise
         check_rules(tokens, pairs, enc._core.rule)

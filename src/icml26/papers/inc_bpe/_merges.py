@@ -102,7 +102,7 @@ def python_rule(tokens: Sequence[bytes], ranks: Mapping[bytes, int], tid: int) -
     """Canonical rule (pre, suc) of token ``tid`` by the reference BPE (the slow path, without the extension)."""
     parts = bpe_reference(tokens[tid], _RanksBelow(ranks, tid))
     if len(parts) != 2:
-        raise ValueError(f"ranks: token {tid} is not produced by merging two lower-ranked tokens")
+        raise ValueError(f"tokens: token {tid} is not produced by merging two lower-ranked tokens")
     return parts[0], parts[1]
 
 
