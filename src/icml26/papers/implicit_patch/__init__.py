@@ -12,14 +12,19 @@ the with-context residual stream is the target of each layer in turn (the constr
 
 API: :func:`context_patches` (the multi-layer algorithm) -> :class:`Patches`; :func:`apply_patches` (context
 manager; hooks, the weights are never written); :func:`patched_logits`, :func:`with_context_logits`;
-:func:`patched_generate` (greedy decoding with per-step patches); :func:`layer_patches` (one block).
+:func:`patched_generate` (greedy decoding with per-step patches); :func:`layer_patches` (one block);
+:func:`required_updates` (the dense update each patched matrix needs, solved from activations).
 Works on :class:`icml26.common.nn.TinyGPT` in every block layout it offers.
 
 Claims (paper.toml; checks in claims.py):
   1. ``gemma_equivalence`` — Gemma-style model: patched query-alone logits = with-context logits (Abstract).
   2. ``general_equivalence`` — the same for pre-LN, post-LN, parallel, gated and MoE blocks (Abstract).
-  3. ``rank_one`` — every weight patch has rank 1 (Abstract).
-  4. ``patched_generation`` — greedy decoding with per-step patches = with-context decoding.
+  3. ``rank_one`` — every weight patch has rank 1 (Abstract). Checked independently of the stored factors: the
+     minimum-norm update each patched matrix needs, ``ΔW* = (Y* − W X₀) X₀⁺`` from recorded activations
+     (:func:`required_updates`), has σ₂/σ₁ < 1e-10 and equals ``u vᵀ``; forcing two positions to share one update
+     makes it rank 2 (the check fails, a test plants this).
+  4. ``patched_generation`` — greedy decoding with per-step patches = with-context decoding; ``inconclusive`` unless
+     the unpatched query alone agrees on ≤ 50 % of tokens and the with-context output has ≥ 3 distinct tokens.
   5. ``negative_controls`` — without the norm patch, or with one matrix patched, the equivalence breaks.
 
 Deviations / reconstructions (the abstract only; no paper text or code was available):
@@ -35,6 +40,9 @@ Deviations / reconstructions (the abstract only; no paper text or code was avail
      range, so the norm patch is the identity up to ε: the norm patch matters for blocks with a norm *inside* the
      residual branch and a context-dependent skip path (Gemma's post-FFW norm).
   5. Models: random O(1)-scale weights, and (small budget) TinyGPTs trained briefly on a copy task; no Gemma weights.
+  6. "The context's effect" (the floor of the equivalence claims, the denominator of the controls) is measured with
+     the query at the same positions: logits on ``C ‖ x`` against logits on ``C' ‖ x``, ``C'`` another random context
+     of the same length. The output matrices' target in :func:`required_updates` is their output in the patched run.
 """
 
 from icml26.papers.implicit_patch._construct import (
@@ -50,15 +58,18 @@ from icml26.papers.implicit_patch._patches import (
     RankOnePatch,
     apply_patches,
 )
+from icml26.papers.implicit_patch._verify import RequiredUpdate, required_updates
 
 __all__ = [
     "NormPatch",
     "Patches",
     "RankOnePatch",
+    "RequiredUpdate",
     "apply_patches",
     "context_patches",
     "layer_patches",
     "patched_generate",
     "patched_logits",
+    "required_updates",
     "with_context_logits",
 ]

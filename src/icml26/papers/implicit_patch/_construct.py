@@ -281,12 +281,24 @@ def patched_generate(model: TinyGPT, context_ids: Ids, query_ids: Ids, *, max_ne
     """Greedy decoding from the query alone with per-step patches ([P06]: the patches are token-dependent, so they
     are recomputed for the grown query at every step). Returns the ``max_new_tokens`` new token ids (1-D); they equal
     ``model.generate(context + query)``'s as long as ``len(C) + T + max_new_tokens − 1 <= block_size``."""
+    return _generate(model, context_ids, query_ids, max_new_tokens=max_new_tokens, gaps=False)[0]
+
+
+def _generate(model: TinyGPT, context_ids: Ids, query_ids: Ids, *, max_new_tokens: int, gaps: bool
+              ) -> tuple[Tensor, list[float]]:
+    """:func:`patched_generate`, plus (``gaps``) the per-step max |patched − with-context| next-token logit gap on
+    the same grown query (the with-context logits come from the run that computes the patches' targets)."""
     if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
     c, q = _check(model, context_ids, query_ids, extra=max(0, max_new_tokens - 1))
     out: list[int] = []
-    for _ in range(max_new_tokens):
-        nxt = int(patched_logits(model, c, q)[-1].argmax())
-        out.append(nxt)
-        q = torch.cat([q, torch.tensor([nxt])])
-    return torch.tensor(out, dtype=torch.long)
+    gap: list[float] = []
+    with torch.no_grad():
+        for _ in range(max_new_tokens):
+            patched = patched_logits(model, c, q)[-1]
+            if gaps:
+                gap.append(float((model(torch.cat([c, q])[None])[0, -1] - patched).abs().max()))
+            nxt = int(patched.argmax())
+            out.append(nxt)
+            q = torch.cat([q, torch.tensor([nxt])])
+    return torch.tensor(out, dtype=torch.long), gap

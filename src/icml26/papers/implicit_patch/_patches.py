@@ -109,8 +109,9 @@ class Patches:
         return Patches(keep, {}, self.n_query, self.n_context)
 
     def rank_ratios(self) -> dict[str, list[float]]:
-        """σ₂/σ₁ of every non-zero dense ``ΔW_t`` (float64 SVD), by module path: 0 up to rounding for a rank-1
-        matrix. Zero patches (unselected MoE experts) are left out."""
+        """σ₂/σ₁ of every non-zero dense ``ΔW_t = u_t v_tᵀ`` (float64 SVD), by module path. A storage sanity check
+        only (rank 1 by construction); the real test of [P06]'s rank-1 statement is
+        :func:`~icml26.papers.implicit_patch._verify.required_updates`. Zero patches (unselected MoE) are left out."""
         out: dict[str, list[float]] = {}
         for name, p in self.weights.items():
             live = [t for t in range(p.n_positions) if not p.is_zero(t)]

@@ -1,6 +1,8 @@
 """Claim checks of [P06] (implicit_patch): exact context ≡ patch equivalence, rank-1 patches, patched generation,
 negative controls. Bars fixed in advance from the issue: float64 max |Δlogit| < 1e-9, float32 < 1e-4,
-σ₂/σ₁ < 1e-10, 100 % token agreement, controls leave > 1 % of the context's effect unexplained."""
+σ₂/σ₁ < 1e-10, 100 % token agreement, controls leave > 1 % of the context's effect unexplained; fixed with the
+review, before re-measuring: the needed update equals u vᵀ (relative < 1e-9), and generation agreement counts only
+when the unpatched query alone agrees on ≤ 50 % and the with-context output has ≥ 3 distinct tokens."""
 
 from __future__ import annotations
 
@@ -13,11 +15,12 @@ import torch
 from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
 from icml26.figures import new_figure, render
 from icml26.papers.implicit_patch._construct import (
+    _generate,
     context_patches,
-    patched_generate,
     patched_logits,
     with_context_logits,
 )
+from icml26.papers.implicit_patch._verify import required_updates
 from icml26.papers.implicit_patch._zoo import (
     ARCHITECTURES,
     make_config,
@@ -27,6 +30,8 @@ from icml26.papers.implicit_patch._zoo import (
 )
 
 BAR64, BAR32, RANK_BAR, CONTROL_BAR, MIN_EFFECT = 1e-9, 1e-4, 1e-10, 1e-2, 1e-3
+AGREE_BAR = 1e-9  # ‖ΔW* − u vᵀ‖_F / ‖ΔW*‖_F (float64), fixed with the reviewer's fix, before re-measuring
+MAX_ALONE, MIN_DISTINCT = 0.5, 3  # generation guards (fixed before re-measuring): see check_generation
 GENERAL = ("pre_ln", "post_ln", "parallel", "gated", "moe")
 
 
@@ -54,13 +59,20 @@ def _models(cfg: EquivConfig, arch: str, seed: int, first_seed: int) -> list[tup
     return out
 
 
+def _effect(model, c, q, a) -> float:
+    """The context's effect with the query held at the same positions: max |logits(C ‖ x) − logits(C' ‖ x)| at the
+    query positions, ``C'`` another uniform context of the same length (so a position shift does not count)."""
+    g = torch.Generator().manual_seed(int(c.sum()) + 31 * c.numel())
+    c2 = torch.randint(0, model.cfg.vocab_size, (c.numel(),), generator=g)
+    with torch.no_grad():
+        return float((a - model(torch.cat([c2, q])[None])[0, c.numel():]).abs().max())
+
+
 def _gap(model, c, q) -> tuple[float, float]:
-    """(max |patched − with-context| logit difference, max |with-context − query-alone| = the context's effect)."""
+    """(max |patched − with-context| logit difference, the context's effect at fixed positions, see _effect)."""
     a = with_context_logits(model, c, q)
     b = patched_logits(model, c, q)
-    with torch.no_grad():
-        z = model(q[None])[0]
-    return float((a - b).abs().max()), float((a - z).abs().max())
+    return float((a - b).abs().max()), _effect(model, c, q, a)
 
 
 def check_equivalence(cfg: EquivConfig, ctx: Context) -> ClaimResult:
@@ -107,7 +119,8 @@ def check_equivalence(cfg: EquivConfig, ctx: Context) -> ClaimResult:
         rows=rows,
         figures=[render(fig, name="equivalence", caption="Largest logit difference between the patched model on "
                         "the query alone and the model with context; dashed: the bars")],
-        notes="Random weights are drawn at O(1) scale (N(0, 1/fan_in), norm scales 1 + 0.3 N(0,1)); the trained "
+        notes="Context effect: max |logits(C ‖ x) − logits(C' ‖ x)| with C' another context of the same length "
+              "(the query at the same positions). Random weights are drawn at O(1) scale (N(0, 1/fan_in), norm scales 1 + 0.3 N(0,1)); the trained "
               "model learnt a copy task (uses the context).",
     )
 
@@ -119,37 +132,48 @@ class RankConfig:
     d_model: int = 64
     n_context: int = 32
     n_query: int = 12
+    share: int = 1  # query positions forced to share one update (1 = [P06]'s token-dependent patches; 2 = a plant)
 
 
 def check_rank_one(cfg: RankConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P06]: every weight patch is rank 1 (σ₂/σ₁ of the dense ΔW_t in float64)."""
+    """Abstract of [P06]: every weight patch is rank 1. Checked from activations (_verify.required_updates): the
+    minimum-norm dense update each patched matrix needs, σ₂/σ₁ < 1e-10, and it equals the stored u vᵀ (rel. < 1e-9)."""
     ratios: list[float] = []
+    dis: list[float] = []
     rows = []
     for seed in ctx.seeds:
         for arch in cfg.archs:
             gcfg = make_config(arch, n_layer=cfg.n_layer, d_model=cfg.d_model)
             m = random_model(gcfg, seed=seed)
             c, q = sample_pair(gcfg, n_context=cfg.n_context, n_query=cfg.n_query, seed=seed)
-            P = context_patches(m, c, q)
-            r = [x for v in P.rank_ratios().values() for x in v]
+            groups = [tuple(range(t, min(t + cfg.share, cfg.n_query))) for t in range(0, cfg.n_query, cfg.share)]
+            req = required_updates(m, c, q, groups=groups)
+            r, d = [x.sigma_ratio for x in req], [x.rel_disagreement for x in req]
             ratios += r
-            scales = [float(s) for n in P.norms.values() for s in n.scale]
-            rows.append({"arch": arch, "seed": seed, "n_patches": len(r), "worst_ratio": max(r),
-                             "norm_scale_min": min(scales, default=1.0), "norm_scale_max": max(scales, default=1.0)})
-    worst = max(ratios)
+            dis += d
+            rows.append({"arch": arch, "seed": seed, "n_updates": len(r), "worst_ratio": max(r),
+                         "worst_disagreement": max(d)})
+    worst, worst_d = max(ratios), max(dis)
     fig, ax = new_figure()
-    ax.hist([math.log10(max(x, 1e-20)) for x in ratios], bins=30)
+    ax.hist([math.log10(max(x, 1e-20)) for x in ratios], bins=30, alpha=0.7, label="σ2/σ1 of ΔW*")
+    ax.hist([math.log10(max(x, 1e-20)) for x in dis], bins=30, alpha=0.7, label="‖ΔW* − u vᵀ‖ / ‖ΔW*‖")
     ax.axvline(math.log10(RANK_BAR), color="k", ls="--", label="bar 1e-10")
-    ax.set_xlabel("log10 σ2/σ1 of each weight patch ΔW_t")
-    ax.set_ylabel("patches")
-    ax.legend()
-    verdict = Verdict.HOLDS if worst < RANK_BAR else Verdict.FAILS
+    ax.axvline(math.log10(AGREE_BAR), color="k", ls=":", label="bar 1e-9")
+    ax.set_xlabel("log10")
+    ax.set_ylabel("(matrix, position) updates")
+    ax.legend(fontsize=7)
+    verdict = Verdict.HOLDS if worst < RANK_BAR and worst_d < AGREE_BAR else Verdict.FAILS
     return ClaimResult(
         verdict=verdict,
-        reason=f"largest σ2/σ1 over {len(ratios)} non-zero weight patches = {worst:.1e} (bar {RANK_BAR:g})",
-        summary=f"max σ2/σ1 = {worst:.1e} over {len(ratios)} patches",
-        measured={"max_sigma_ratio": worst, "n_patches": len(ratios)}, rows=rows,
-        figures=[render(fig, name="rank_one", caption="σ2/σ1 of every dense weight patch (float64 SVD)")],
+        reason=f"minimum-norm update each patched matrix needs (solved from activations, {cfg.share} position(s) per "
+               f"update): largest σ2/σ1 over {len(ratios)} updates = {worst:.1e} (bar {RANK_BAR:g}); largest relative "
+               f"distance to the stored rank-1 patch = {worst_d:.1e} (bar {AGREE_BAR:g})",
+        summary=f"max σ2/σ1 = {worst:.1e}, max |ΔW* − u vᵀ|/|ΔW*| = {worst_d:.1e} over {len(ratios)} updates",
+        measured={"max_sigma_ratio": worst, "max_rel_disagreement": worst_d, "n_updates": len(ratios)}, rows=rows,
+        figures=[render(fig, name="rank_one", caption="σ2/σ1 of the minimum-norm update each patched matrix needs "
+                        "(from activations), and its distance to the stored rank-1 patch")],
+        notes="Targets: input matrices — their outputs with the context; output matrices — their outputs in the "
+              "patched run (the equivalence claims check those reproduce the logits).",
     )
 
 
@@ -179,15 +203,15 @@ def check_generation(cfg: GenConfig, ctx: Context) -> ClaimResult:
             c, q = sample_pair(gcfg, n_context=cfg.n_context, n_query=cfg.n_query, seed=1000 * seed + k,
                                copy=trained)
             ref = m.generate(torch.cat([c, q])[None], max_new_tokens=cfg.new_tokens)[0, c.numel() + q.numel():]
-            got = patched_generate(m, c, q, max_new_tokens=cfg.new_tokens)
+            got, steps = _generate(m, c, q, max_new_tokens=cfg.new_tokens, gaps=True)
             alone = m.generate(q[None], max_new_tokens=cfg.new_tokens)[0, q.numel():]
-            steps = [float((with_context_logits(m, c, ref_q)[-1] - patched_logits(m, c, ref_q)[-1]).abs().max())
-                     for ref_q in (torch.cat([q, ref[:i]]) for i in range(cfg.new_tokens))]
             rows.append({"model": f"{arch}/{'trained' if trained else 'random'}", "seed": seed, "pair": k,
-                             "agree": float((ref == got).float().mean()), "agree_alone": float((ref == alone).float().mean()),
-                             "max_step_diff": max(steps), "steps": steps, "tokens": ref.tolist()})
+                         "agree": float((ref == got).float().mean()), "agree_alone": float((ref == alone).float().mean()),
+                         "distinct": len(set(ref.tolist())), "max_step_diff": max(steps), "steps": steps,
+                         "tokens": ref.tolist()})
     agree = min(r["agree"] for r in rows)
     alone = sum(r["agree_alone"] for r in rows) / len(rows)
+    worst_alone, min_distinct = max(r["agree_alone"] for r in rows), min(r["distinct"] for r in rows)
     fig, ax = new_figure()
     for r in rows:
         ax.semilogy(range(1, cfg.new_tokens + 1), [s + 1e-18 for s in r["steps"]], marker=".", alpha=0.7,
@@ -195,13 +219,20 @@ def check_generation(cfg: GenConfig, ctx: Context) -> ClaimResult:
     ax.set_xlabel("generation step")
     ax.set_ylabel("max |Δlogit| of the next token")
     ax.legend(fontsize=6)
-    verdict = Verdict.HOLDS if agree == 1.0 else Verdict.FAILS
+    # guards: agreement only means something when the context changes the generation and it has not collapsed
+    informative = worst_alone <= MAX_ALONE and min_distinct >= MIN_DISTINCT
+    verdict = Verdict.FAILS if agree < 1.0 else Verdict.HOLDS if informative else Verdict.INCONCLUSIVE
+    guard = (f"guards: unpatched query alone agrees on ≤ {100 * worst_alone:.0f}% per case (bar ≤ "
+             f"{100 * MAX_ALONE:.0f}%), with-context generations have ≥ {min_distinct} distinct tokens (bar ≥ "
+             f"{MIN_DISTINCT})" + ("" if informative else " — not met, so the agreement is uninformative"))
     return ClaimResult(
         verdict=verdict,
         reason=f"{cfg.new_tokens}-token greedy generations agree on {100 * agree:.0f}% of tokens in the worst of "
-               f"{len(rows)} cases (bar 100%); the query alone without patches agrees on {100 * alone:.0f}%",
+               f"{len(rows)} cases (bar 100%); the query alone without patches agrees on {100 * alone:.0f}% on "
+               f"average; " + guard,
         summary=f"token agreement {100 * agree:.0f}% (unpatched query alone: {100 * alone:.0f}%)",
-        measured={"min_agreement": agree, "mean_agreement_unpatched": alone,
+        measured={"min_agreement": agree, "mean_agreement_unpatched": alone, "max_agreement_unpatched": worst_alone,
+                  "min_distinct_tokens": min_distinct,
                       "max_step_diff": max(r["max_step_diff"] for r in rows)},
         rows=rows,
         figures=[render(fig, name="generation", caption="Per-step next-token logit gap between the patched query "
@@ -237,8 +268,7 @@ def check_controls(cfg: ControlConfig, ctx: Context) -> ClaimResult:
         for k in range(cfg.pairs):
             c, q = sample_pair(gcfg, n_context=cfg.n_context, n_query=cfg.n_query, seed=1000 * seed + k)
             a = with_context_logits(m, c, q)
-            with torch.no_grad():
-                eff = float((a - m(q[None])[0]).abs().max())
+            eff = _effect(m, c, q, a)
             P = context_patches(m, c, q)
             for name, f in _VARIANTS.items():
                 d = float((patched_logits(m, c, q, patches=f(P)) - a).abs().max())
@@ -267,12 +297,12 @@ def check_controls(cfg: ControlConfig, ctx: Context) -> ClaimResult:
 
 CLAIMS = [
     Claim("gemma_equivalence", check=check_equivalence, budgets={
-        "smoke": Budget(EquivConfig(n_layers=(1, 2), d_model=32, n_context=16, n_query=6, pairs=1), expected_s=2),
+        "smoke": Budget(EquivConfig(n_layers=(1, 2), d_model=32, n_context=8, n_query=4, pairs=1), expected_s=1),
         "small": Budget(EquivConfig(trained_steps=300), seeds=3, expected_s=120),
     }),
     Claim("general_equivalence", check=check_equivalence, budgets={
-        "smoke": Budget(EquivConfig(archs=GENERAL, n_layers=(2,), d_model=32, n_context=16, n_query=6, pairs=1),
-                        expected_s=3),
+        "smoke": Budget(EquivConfig(archs=GENERAL, n_layers=(1,), d_model=32, n_context=8, n_query=4, pairs=1),
+                        expected_s=2),
         "small": Budget(EquivConfig(archs=GENERAL, n_layers=(1, 4), trained_steps=300), seeds=3, expected_s=180),
     }),
     Claim("rank_one", check=check_rank_one, budgets={
@@ -280,7 +310,7 @@ CLAIMS = [
         "small": Budget(RankConfig(n_layer=4), seeds=3, expected_s=60),
     }),
     Claim("patched_generation", check=check_generation, budgets={
-        "smoke": Budget(GenConfig(archs=("gemma",), new_tokens=8, pairs=1, n_context=16), expected_s=3),
+        "smoke": Budget(GenConfig(archs=("gemma",), new_tokens=8, pairs=1, n_context=12), expected_s=2),
         "small": Budget(GenConfig(trained_steps=300, pairs=3), seeds=3, expected_s=200),
     }),
     Claim("negative_controls", check=check_controls, budgets={
