@@ -102,3 +102,19 @@ def test_from_space_needs_explicit_scaling_for_infinite_boxes():
         ChebyshevPolicy.from_space(inf_box, env.action_space, degree=3)
     ok = ChebyshevPolicy.from_space(inf_box, env.action_space, degree=1, obs_low=[-1, -1], obs_high=[1, 1])
     assert ok.n_params == 4
+
+
+def test_mlp_box_normalisation_is_an_affine_input_map():
+    from icml26.papers.chebyshev_rl import MLPPolicy
+
+    low, high = np.array([-1.2, -0.07]), np.array([0.6, 0.07])
+    raw = MLPPolicy(2, 1, seed=3)
+    box = MLPPolicy(2, 1, seed=3, obs_low=low, obs_high=high)
+    obs = np.array([[-0.5, 0.01], [0.3, -0.06], [-1.2, 0.07]])
+    z = 2.0 * (obs - low) / (high - low) - 1.0
+    np.testing.assert_allclose(box.act(obs), raw.act(z))
+    np.testing.assert_allclose(box.act_with(box.get_params()[None], obs), raw.act(z))
+    with pytest.raises(ValueError, match="obs_low"):
+        MLPPolicy(2, 1, obs_low=low)
+    with pytest.raises(ValueError, match="obs_low"):
+        MLPPolicy(2, 1, obs_low=high, obs_high=low)

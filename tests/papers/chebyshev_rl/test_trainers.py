@@ -31,8 +31,9 @@ def test_ars_is_deterministic_for_a_seed():
     np.testing.assert_array_equal(a.get_params(), b.get_params())
 
 
-def test_reinforce_gradient_matches_finite_differences():
-    pol = MLPPolicy(2, 1, hidden=(8, 8), seed=0)
+@pytest.mark.parametrize("box", [False, True])
+def test_reinforce_gradient_matches_finite_differences(box):
+    pol = MLPPolicy(2, 1, hidden=(8, 8), seed=0, **({"obs_low": [-1.2, -0.07], "obs_high": [0.6, 0.07]} if box else {}))
     th = pol.get_params()
     obs = np.random.default_rng(0).normal(size=(6, 2))
     up = np.random.default_rng(1).normal(size=6)
@@ -96,3 +97,21 @@ def test_pendulum_ppo_and_bad_algorithms():
         run_mc("ppo_zoo", "chebyshev", 0, 64, 4)
     with pytest.raises(ValueError, match="n_envs"):
         ppo("mlp", total_steps=64, n_envs=0)
+
+
+def test_ppo_writes_no_files_and_leaves_global_rngs_alone(tmp_path, monkeypatch):
+    import random
+    import tempfile
+
+    import torch
+
+    from icml26.papers.chebyshev_rl import ppo
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    random.seed(123), np.random.seed(123), torch.manual_seed(123)
+    before = (random.getstate(), np.random.get_state()[1].copy(), torch.get_rng_state().clone())
+    ppo("chebyshev", total_steps=64, seed=7)
+    after = (random.getstate(), np.random.get_state()[1], torch.get_rng_state())
+    assert list(tmp_path.iterdir()) == []  # no SB3-<timestamp>/ log folder
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and torch.equal(before[2], after[2])

@@ -18,7 +18,7 @@ from ._optimal import policy_returns
 from ._policies import ChebyshevPolicy, MLPPolicy
 from ._trainers import ars, reinforce
 
-__all__ = ["eval_starts", "make_policy", "pendulum_grid", "richer_search", "run_mc", "run_pendulum"]
+__all__ = ["eval_starts", "global_schedule_search", "make_policy", "pendulum_grid", "richer_search", "run_mc", "run_pendulum"]
 
 
 def eval_starts(n: int) -> np.ndarray:
@@ -30,14 +30,15 @@ def eval_starts(n: int) -> np.ndarray:
 
 
 def make_policy(kind: str, env: str, *, seed: int, degree: int = 3):
-    """A fresh Chebyshev (degree ``degree``) or MLP 64-64 policy for ``env`` (``"mc"`` or ``"pendulum"``)."""
+    """A fresh Chebyshev (degree ``degree``) or MLP 64-64 policy for ``env`` (``"mc"`` or ``"pendulum"``); both see
+    the observation normalised to [-1, 1] on the environment's observation box."""
     if env == "mc":
         low, high, amax = MC_OBS_LOW, MC_OBS_HIGH, 1.0
     else:
         low, high, amax = PENDULUM_OBS_LOW, PENDULUM_OBS_HIGH, 2.0
     if kind == "chebyshev":
         return ChebyshevPolicy(low, high, 1, degree=degree, action_low=-amax, action_high=amax)
-    return MLPPolicy(low.size, 1, action_low=-amax, action_high=amax, seed=seed)
+    return MLPPolicy(low.size, 1, action_low=-amax, action_high=amax, seed=seed, obs_low=low, obs_high=high)
 
 
 @functools.lru_cache(maxsize=256)
@@ -102,3 +103,46 @@ def richer_search(x0: np.ndarray, params: np.ndarray, *, grid: tuple[int, int, i
     b = np.tile(D[:, 4], x0.size)
     R = mc_rollout(lambda o: eq_a3(o, P, b), np.repeat(x0, D.shape[0]))["returns"].reshape(x0.size, D.shape[0])
     return R.max(1)
+
+
+def _schedule_policy(Q: np.ndarray, knots: np.ndarray):
+    """``a = clip(k(eps) v)`` with ``k`` piecewise linear in the normalised energy ``eps = sin(3x) + 1.5 v^2/0.0025``
+    (clipped to the knots' range), one row of knot gains ``Q`` per episode."""
+    rows = np.arange(Q.shape[0])
+
+    def act(obs: np.ndarray) -> np.ndarray:
+        x, v = obs[:, 0].astype(np.float64), obs[:, 1].astype(np.float64)
+        eps = np.clip(np.sin(3.0 * x) + 1.5 * v * v / 0.0025, knots[0], knots[-1])
+        j = np.clip(np.searchsorted(knots, eps) - 1, 0, knots.size - 2)
+        t = (eps - knots[j]) / (knots[j + 1] - knots[j])
+        return np.clip((Q[rows, j] * (1.0 - t) + Q[rows, j + 1] * t) * v, -1.0, 1.0)[:, None]
+
+    return act
+
+
+def global_schedule_search(x0: np.ndarray, *, n_knots: int = 6, pop: int = 200, iters: int = 12, n_elite: int = 20,
+                           seed: int = 0) -> np.ndarray:
+    """Best return per start found by a seeded cross-entropy search over energy-dependent gain schedules
+    ``a = clip(k(eps) v)`` (``n_knots`` gains, piecewise linear in ``eps`` on [-1, 1]), started from the best constant
+    gain ``a = k v`` (k in [2, 14]). A global check of the reference optimum R* (Eq. A3), not a local one."""
+    x0 = np.asarray(x0, dtype=np.float64).ravel()
+    if n_knots < 2 or pop < 2 or not 1 <= n_elite <= pop or iters < 1:
+        raise ValueError("need n_knots >= 2, pop >= 2, 1 <= n_elite <= pop and iters >= 1")
+    from ._envs import mc_rollout
+
+    knots = np.linspace(-1.0, 1.0, n_knots)
+    ks = np.linspace(2.0, 14.0, 121)
+    R0 = mc_rollout(lambda o: np.clip(np.tile(ks, x0.size) * o[:, 1], -1, 1)[:, None],
+                    np.repeat(x0, ks.size))["returns"].reshape(x0.size, ks.size)
+    best = R0.max(1)
+    mu = np.repeat(ks[R0.argmax(1)][:, None], n_knots, axis=1)  # (S, K)
+    sd = np.full_like(mu, 2.0)
+    rng = np.random.default_rng(seed)
+    for _ in range(iters):
+        Q = np.maximum(mu[:, None, :] + sd[:, None, :] * rng.standard_normal((x0.size, pop, n_knots)), 0.0)
+        R = mc_rollout(_schedule_policy(Q.reshape(-1, n_knots), knots),
+                       np.repeat(x0, pop))["returns"].reshape(x0.size, pop)
+        elite = np.take_along_axis(Q, np.argsort(-R, axis=1)[:, :n_elite, None], axis=1)
+        mu, sd = elite.mean(1), elite.std(1) + 0.05
+        best = np.maximum(best, R.max(1))
+    return best

@@ -188,14 +188,25 @@ class MLPPolicy:
 
     Args:
         obs_dim, action_dim: input / output sizes; ``hidden``: hidden widths; ``seed``: initialisation seed
-        (PyTorch's default uniform(+-1/sqrt(fan_in)) initialisation, drawn with numpy).
+        (PyTorch's default uniform(+-1/sqrt(fan_in)) initialisation, drawn with numpy);
+        ``obs_low``, ``obs_high``: if given, the input is mapped affinely to [-1, 1] on this box (the same
+        normalisation the Chebyshev policy uses, not clamped); ``None``: raw observations.
     """
 
     def __init__(self, obs_dim: int, action_dim: int, *, hidden: tuple[int, ...] = (64, 64),
                  action_low: float | np.ndarray = -1.0, action_high: float | np.ndarray = 1.0,
-                 seed: int | np.random.Generator | None = 0) -> None:
+                 seed: int | np.random.Generator | None = 0, obs_low: Any = None, obs_high: Any = None) -> None:
         if obs_dim < 1 or action_dim < 1:
             raise ValueError(f"obs_dim and action_dim must be >= 1, got {obs_dim}, {action_dim}")
+        if (obs_low is None) != (obs_high is None):
+            raise ValueError("obs_low and obs_high must be given together")
+        self.obs_low = self.obs_width = None
+        if obs_low is not None:
+            lo = np.broadcast_to(np.asarray(obs_low, dtype=float), (int(obs_dim),)).copy()
+            hi = np.broadcast_to(np.asarray(obs_high, dtype=float), (int(obs_dim),)).copy()
+            if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
+                raise ValueError("obs_low and obs_high must be finite with obs_high > obs_low")
+            self.obs_low, self.obs_width = lo, hi - lo
         g = _rng(seed)
         self.sizes = (int(obs_dim), *map(int, hidden), int(action_dim))
         self.obs_dim, self.action_dim = int(obs_dim), int(action_dim)
@@ -223,11 +234,16 @@ class MLPPolicy:
             raise ValueError(f"theta must have shape ({self.n_params},), got {theta.shape}")
         self.theta = theta.copy()
 
-    def act_with(self, thetas: np.ndarray, obs: Any) -> np.ndarray:
-        """Batched forward pass with one parameter vector per row of ``obs``."""
+    def normalise(self, obs: Any) -> np.ndarray:
+        """The network's input: ``obs`` (B, n) as float, box-normalised to [-1, 1] if ``obs_low`` was given."""
         h = np.atleast_2d(np.asarray(obs, dtype=float))
         if h.shape[1] != self.obs_dim:
             raise ValueError(f"obs must have trailing dimension {self.obs_dim}, got shape {h.shape}")
+        return h if self.obs_low is None else 2.0 * (h - self.obs_low) / self.obs_width - 1.0
+
+    def act_with(self, thetas: np.ndarray, obs: Any) -> np.ndarray:
+        """Batched forward pass with one parameter vector per row of ``obs``."""
+        h = self.normalise(obs)
         thetas = np.atleast_2d(thetas)
         if thetas.shape[0] == 1 and h.shape[0] > 1:
             thetas = np.broadcast_to(thetas, (h.shape[0], thetas.shape[1]))
@@ -246,9 +262,7 @@ class MLPPolicy:
     def act(self, obs: Any) -> np.ndarray:
         """Deterministic action(s), ``(B, m)`` for batched input, ``(m,)`` for one observation."""
         single = np.asarray(obs).ndim == 1
-        h = np.atleast_2d(np.asarray(obs, dtype=float))
-        if h.shape[1] != self.obs_dim:
-            raise ValueError(f"obs must have trailing dimension {self.obs_dim}, got shape {h.shape}")
+        h = self.normalise(obs)
         o = 0
         for li, (fi, fo) in enumerate(zip(self.sizes[:-1], self.sizes[1:])):
             W = self.theta[o:o + fi * fo].reshape(fo, fi)

@@ -4,6 +4,7 @@ MLP 2-64-64-1 baseline (SB3's default ``MlpPolicy``). torch and stable-baselines
 
 from __future__ import annotations
 
+import random
 import warnings
 from typing import Any
 
@@ -75,6 +76,25 @@ def _chebyshev_policy_class(degree: int):
     return ChebyshevActorCritic
 
 
+def _box_norm_class():
+    import torch
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class BoxNormFeatures(BaseFeaturesExtractor):
+        """The MLP's input: the observation mapped affinely to [-1, 1] on its box (as for the Chebyshev features)."""
+
+        def __init__(self, observation_space: Any) -> None:
+            super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)))
+            low, high = observation_space.low.astype(np.float64), observation_space.high.astype(np.float64)
+            self.register_buffer("low", torch.as_tensor(low, dtype=torch.float32))
+            self.register_buffer("width", torch.as_tensor(high - low, dtype=torch.float32))
+
+        def forward(self, obs: Any) -> Any:
+            return 2.0 * (obs.flatten(1) - self.low) / self.width - 1.0
+
+    return BoxNormFeatures
+
+
 def sb3_actor_params(model: Any) -> int:
     """Parameters of the deterministic actor (features -> mean action), excluding log-std and critic."""
     pol = model.policy
@@ -92,12 +112,14 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
     ``hyper["n_steps"]`` is the number of transitions per update, split over ``n_envs`` parallel copies of the
     environment (4 by default: the same 2048 transitions per update as the authors' single env, 4x faster here).
     ``normalize`` wraps the environments in SB3's ``VecNormalize`` (observations and rewards, as rl-zoo does);
-    ``act`` then normalises with the frozen statistics.
+    ``act`` then normalises with the frozen statistics. Without it, the MLP's input is the observation mapped to
+    [-1, 1] on the observation box (the Chebyshev policy's normalisation).
     Pass ``hyper=ZOO_MLP_PPO_HP, n_envs=1, normalize=True`` for rl-zoo's tuned MLP baseline.
     """
     import gymnasium as gym
     import torch
     from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     if kind not in ("chebyshev", "mlp"):
@@ -115,13 +137,24 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
     policy = _chebyshev_policy_class(degree) if kind == "chebyshev" else "MlpPolicy"
     if kind == "chebyshev" and "policy_kwargs" in hp:
         hp["policy_kwargs"] = {k: v for k, v in hp["policy_kwargs"].items() if k != "ortho_init"}
+    if kind == "mlp" and not normalize:  # the MLP sees the box-normalised state, like the Chebyshev policy
+        hp["policy_kwargs"] = {**hp.get("policy_kwargs", {}), "features_extractor_class": _box_norm_class()}
     venv: Any = DummyVecEnv([(lambda: gym.make(ENV_IDS[env])) for _ in range(n_envs)])
     if normalize:
         venv = VecNormalize(venv, gamma=float(hp.get("gamma", 0.99)))
-    with single_thread(), warnings.catch_warnings():  # SB3 warns when the mini-batch size does not divide the rollout
-        warnings.filterwarnings("ignore", message=".*mini-batch size.*", category=UserWarning)
-        model = PPO(policy, venv, seed=seed, device="cpu", verbose=0, **hp)
-        model.learn(total_timesteps=total_steps)
+    # SB3's PPO(seed=...) reseeds Python's, numpy's legacy and torch's global RNGs: restore them afterwards; and
+    # a logger without outputs, or learn() would create $TMPDIR/SB3-<timestamp>/ on every call
+    py_state, np_state = random.getstate(), np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]), single_thread(), warnings.catch_warnings():
+            # SB3 warns when the mini-batch size does not divide the rollout
+            warnings.filterwarnings("ignore", message=".*mini-batch size.*", category=UserWarning)
+            model = PPO(policy, venv, seed=seed, device="cpu", verbose=0, **hp)
+            model.set_logger(Logger(folder=None, output_formats=[]))
+            model.learn(total_timesteps=total_steps)
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
     if normalize:
         venv.training = False
 

@@ -162,7 +162,7 @@ def _mean_and_grad(policy: Any, theta: np.ndarray, obs: np.ndarray,
     if not isinstance(policy, MLPPolicy):
         raise TypeError(f"policy must be a ChebyshevPolicy or MLPPolicy, got {type(policy).__name__}")
     sizes = policy.sizes
-    hs, offs = [np.asarray(obs, dtype=float)], []
+    hs, offs = [policy.normalise(obs)], []
     o = 0
     for li, (fi, fo) in enumerate(zip(sizes[:-1], sizes[1:])):
         offs.append(o)
