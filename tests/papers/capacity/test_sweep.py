@@ -19,6 +19,7 @@ from icml26.papers.capacity import (
     membership_inference,
     memorization_bits,
 )
+from icml26.papers.capacity._train import plateau_reached
 
 FAST = TrainConfig(lr=3e-2, batch_size=64, max_steps=60, eval_every=20, patience=2, min_delta_bits=0.02)
 
@@ -129,3 +130,41 @@ def test_sweep_points_can_be_shipped_to_workers():
     p = SweepPoint(1, 4, 8, 0, vocab_size=8, seq_len=8, train=FAST)
     assert pickle.loads(pickle.dumps(p)) == p
     assert pickle.loads(pickle.dumps(run_point)) is run_point
+
+
+# ---- the saturation rule ----------------------------------------------------------------------------------------
+def test_plateau_rule_does_not_stop_while_the_loss_still_falls_by_more_than_the_tolerance():
+    V, patience, rel_tol = 16, 5, 0.005
+    loss = 3.9 - 0.002 * np.arange(400)  # falls 0.01 bits/token per window of 5 checks
+    for t in range(1, loss.size + 1):  # learnt <= 0.8 bits/token, so the tolerance <= 0.004 < 0.01 gained
+        assert not plateau_reached(loss[:t], vocab_size=V, patience=patience, rel_tol=rel_tol)
+    flat = np.r_[loss, np.full(patience, loss[-1] - 1e-4)]  # then the gain over a window drops below tolerance
+    assert plateau_reached(flat, vocab_size=V, patience=patience, rel_tol=rel_tol)
+
+
+def test_plateau_tolerance_is_relative_to_the_bits_learnt():
+    hist = [2.0, 1.99, 1.98]  # 0.02 bits/token gained over 2 checks
+    assert not plateau_reached(hist, vocab_size=4, patience=2, rel_tol=0.05)  # learnt 0.02 -> tol 0.001
+    assert plateau_reached(hist, vocab_size=1024, patience=2, rel_tol=0.05)  # learnt 8.02 -> tol 0.4
+    assert plateau_reached(hist, vocab_size=4, patience=2, min_delta_bits=0.03)  # the absolute floor
+    assert not plateau_reached(hist[:2], vocab_size=1024, patience=2, rel_tol=0.05)  # window not full yet
+
+
+def test_fit_to_plateau_steps_the_lr_down_and_respects_min_epochs():
+    V, S, N = 8, 8, 8
+    x = np.random.default_rng(1).integers(0, V, size=(N, S))
+    cfg = TrainConfig(lr=3e-2, batch_size=4, max_steps=400, eval_every=10, patience=2, min_delta_bits=5.0,
+                      lr_decay=0.5, n_decays=2, min_epochs=20)  # a huge floor: every window is a plateau
+    res = fit_to_plateau(make_model(1, 8, vocab_size=V, seq_len=S, seed=0), x, config=cfg, seed=0)
+    # min_epochs: 20 passes of 8 sequences in batches of 4 = 40 steps before the first plateau may count; then two
+    # lr step-downs, each restarting a 2-check window (20 steps), then the final plateau
+    assert res.stopped_early and res.steps == 40 + 20 + 20
+
+
+def test_plateau_rule_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="patience"):
+        plateau_reached([1.0, 1.0], vocab_size=4, patience=0)
+    with pytest.raises(ValueError, match="vocab_size"):
+        plateau_reached([1.0, 1.0], vocab_size=1, patience=1)
+    with pytest.raises(ValueError, match="lr_decay"):
+        TrainConfig(lr_decay=0.0)

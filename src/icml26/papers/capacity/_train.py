@@ -1,8 +1,9 @@
-"""GPT-style models for [P01] and training them to saturation (early stopping on the train-loss plateau)."""
+"""GPT-style models for [P01] and training them to saturation (learning-rate step-downs, then early stopping on the train-loss plateau)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,10 +13,10 @@ from torch.nn import functional as F
 
 from icml26.common.nn import GPTConfig, TinyGPT
 from icml26.common.threads import single_thread
-from icml26.common.train import TrainResult, train
+from icml26.common.train import TrainResult
 from icml26.papers.capacity._code import as_sequences, bos_inputs
 
-__all__ = ["TrainConfig", "fit_to_plateau", "make_model"]
+__all__ = ["TrainConfig", "fit_to_plateau", "make_model", "plateau_reached"]
 
 
 def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_head: int = 2, seed: int = 0) -> TinyGPT:
@@ -31,9 +32,13 @@ def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_h
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """How :func:`fit_to_plateau` trains: AdamW at a constant ``lr`` on minibatches of ``batch_size`` sequences, the
-    full-data train loss checked every ``eval_every`` steps; stop once it has improved by less than ``min_delta_bits``
-    bits/token for ``patience`` checks in a row (the plateau), or after ``max_steps``."""
+    """How :func:`fit_to_plateau` trains: AdamW at ``lr`` on minibatches of ``batch_size`` sequences, the full-data
+    train loss (bits/token) checked every ``eval_every`` steps. A *plateau* at the current learning rate is reached
+    when, over the last ``patience`` checks (a window of ``patience * eval_every`` steps), the loss fell by less than
+    ``max(min_delta_bits, rel_tol * learnt)`` bits/token, ``learnt = log2 V - loss`` being the bits per token the
+    model has learnt so far (so ``rel_tol`` is a tolerance relative to the memorised bits). On a plateau the learning
+    rate is multiplied by ``lr_decay`` and the window restarts, ``n_decays`` times; the next plateau ends training.
+    No plateau is declared before ``min_epochs`` passes over the data, and training stops after ``max_steps``."""
 
     lr: float = 3e-3
     batch_size: int = 128
@@ -41,13 +46,36 @@ class TrainConfig:
     eval_every: int = 100
     patience: int = 4
     min_delta_bits: float = 0.005
+    rel_tol: float = 0.0
+    lr_decay: float = 1.0
+    n_decays: int = 0
+    min_epochs: float = 0.0
     weight_decay: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.lr > 0 or self.batch_size < 1 or self.max_steps < 1 or self.eval_every < 1 or self.patience < 1:
             raise ValueError("TrainConfig needs lr > 0 and batch_size, max_steps, eval_every, patience >= 1")
-        if not self.min_delta_bits >= 0 or not self.weight_decay >= 0:
-            raise ValueError("min_delta_bits and weight_decay must be >= 0")
+        if not self.min_delta_bits >= 0 or not self.weight_decay >= 0 or not self.rel_tol >= 0:
+            raise ValueError("TrainConfig needs min_delta_bits, rel_tol and weight_decay >= 0")
+        if not 0 < self.lr_decay <= 1 or self.n_decays < 0 or not self.min_epochs >= 0:
+            raise ValueError("TrainConfig needs 0 < lr_decay <= 1, n_decays >= 0 and min_epochs >= 0")
+
+
+def plateau_reached(loss_bits: Sequence[float], *, vocab_size: int, patience: int, min_delta_bits: float = 0.0,
+                    rel_tol: float = 0.0) -> bool:
+    """The stopping rule of :func:`fit_to_plateau` (see :class:`TrainConfig`): given the train loss in bits/token at
+    successive checks (``loss_bits``, oldest first, all at the current learning rate), True iff there are more than
+    ``patience`` checks and the last ``patience`` of them gained less than ``max(min_delta_bits, rel_tol * learnt)``,
+    ``learnt = log2(vocab_size) - loss_bits[-1]`` (clamped at 0)."""
+    if patience < 1:
+        raise ValueError(f"patience must be >= 1, got {patience}")
+    if not isinstance(vocab_size, int) or vocab_size < 2:
+        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+    if len(loss_bits) <= patience:
+        return False
+    gain = float(loss_bits[-1 - patience]) - float(loss_bits[-1])
+    learnt = max(0.0, math.log2(vocab_size) - float(loss_bits[-1]))
+    return gain < max(min_delta_bits, rel_tol * learnt)
 
 
 def _lm_loss(model: nn.Module, x: Tensor) -> Tensor:
@@ -57,12 +85,12 @@ def _lm_loss(model: nn.Module, x: Tensor) -> Tensor:
     return F.cross_entropy(logits.reshape(-1, V), x.reshape(-1))
 
 
-
 def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = TrainConfig(), seed: int = 0) -> TrainResult:
     """Train ``model`` θ̂ on ``dataset`` (N, S) to saturation, as [P01] requires ("trained to capacity"): the train
-    loss is monitored and training stops on its plateau, not after a fixed small step count (an under-trained model
-    reports far too few bits). Runs torch on one thread (restored afterwards). Returns the :class:`~icml26.common.train.TrainResult` (``stopped_early`` is False when
-    ``max_steps`` ran out first)."""
+    loss is monitored and training stops on its plateau (after ``config.n_decays`` learning-rate step-downs), not
+    after a fixed small step count (an under-trained model reports far too few bits). Runs torch on one thread
+    (restored afterwards). Returns the :class:`~icml26.common.train.TrainResult` (``evals`` in nats/token;
+    ``stopped_early`` is False when ``max_steps`` ran out first)."""
     V = model.cfg.vocab_size - 1
     x = as_sequences(dataset, vocab_size=V)
     if x.shape[0] == 0:
@@ -75,17 +103,43 @@ def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = Tra
 
 
 def _train(model: TinyGPT, data: Tensor, config: TrainConfig, seed: int) -> TrainResult:
-    return train(
-        model,
-        (data,),
-        _lm_loss,
-        steps=config.max_steps,
-        lr=config.lr,
-        batch_size=config.batch_size,
-        weight_decay=config.weight_decay,
-        seed=seed,
-        eval_every=config.eval_every,
-        patience=config.patience,
-        min_rel_improvement=0.0,
-        min_delta=config.min_delta_bits * math.log(2.0),
-    )
+    V = model.cfg.vocab_size - 1
+    gen = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    n = data.shape[0]
+    bs = min(config.batch_size, n)
+    min_steps = math.ceil(config.min_epochs * n / bs)
+    res = TrainResult(steps=0)
+    history: list[float] = []  # loss (bits/token) at the checks since the last learning-rate change
+    decays_left = config.n_decays
+    model.train()
+    for step in range(1, config.max_steps + 1):
+        idx = torch.randperm(n, generator=gen)[:bs]
+        loss = _lm_loss(model, data[idx])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        res.losses.append(loss.item())
+        res.steps = step
+        if step % config.eval_every:
+            continue
+        model.eval()
+        with torch.no_grad():
+            v = float(_lm_loss(model, data))
+        model.train()
+        res.evals.append((step, v))
+        history.append(v / math.log(2.0))
+        if step < min_steps or not plateau_reached(history, vocab_size=V, patience=config.patience,
+                                                   min_delta_bits=config.min_delta_bits, rel_tol=config.rel_tol):
+            continue
+        if decays_left > 0:  # step the learning rate down before declaring the plateau
+            decays_left -= 1
+            for grp in opt.param_groups:
+                grp["lr"] *= config.lr_decay
+            history = history[-1:]
+        else:
+            res.stopped_early = True
+            break
+    model.eval()
+    return res
