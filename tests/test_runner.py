@@ -59,3 +59,27 @@ def test_ray_local_cluster_on_loopback(toy_papers, monkeypatch):
     assert by["mean_is_small"]["verdict"] == "holds" and by["always_wrong"]["verdict"] == "fails"
     serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
     assert serial["measured"] == by["mean_is_small"]["measured"]  # ctx.map fanned out through ray: same numbers
+
+
+def _square(x):
+    return x * x
+
+
+def test_local_pool_mapper_keeps_order_and_falls_back_for_closures():
+    from icml26.runner import LocalPoolMapper
+
+    m = LocalPoolMapper(2)
+    assert m(_square, list(range(6))) == [0, 1, 4, 9, 16, 25]  # through two spawned processes
+    k = 3
+    assert m(lambda x: x + k, [1, 2]) == [4, 5]  # a closure cannot be pickled: runs serially, same answer
+    assert LocalPoolMapper(1)(_square, [3]) == [9]
+
+
+def test_process_executor_with_one_job_fans_out_ctx_map(toy_papers):
+    ex = make_executor("process", jobs=1)
+    try:
+        rec = next(run_tasks(_tasks("mean_is_small"), ex, timeout=60))
+    finally:
+        ex.shutdown(wait=True)
+    serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
+    assert rec["verdict"] == "holds" and rec["measured"] == serial["measured"]

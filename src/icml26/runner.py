@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
+import pickle
 import time
 import traceback
 import uuid
@@ -21,7 +22,7 @@ from typing import Any
 from icml26 import provenance
 from icml26.claims import SCHEMA, Verdict, run_claim
 
-__all__ = ["EXECUTORS", "MissingExtraError", "SerialExecutor", "RayExecutor", "Task", "make_executor", "run_tasks"]
+__all__ = ["EXECUTORS", "LocalPoolMapper", "MissingExtraError", "SerialExecutor", "RayExecutor", "Task", "make_executor", "run_tasks"]
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +124,37 @@ def _ray_mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     return ray.get([remote.remote(x) for x in items])
 
 
-def _execute(task: Task, timeout: float | None, fan_out: bool) -> dict[str, Any]:
-    """Worker entry point (top level, so that it pickles)."""
-    mapper = None
+@dataclass(frozen=True)
+class LocalPoolMapper:
+    """``ctx.map`` over a local process pool of ``width`` workers (one BLAS thread each).
+
+    Used by the ``process`` executor when it runs fewer claims at once than there are cores, so that a sweep inside
+    one claim can use the idle cores. A function that the standard pickle cannot ship (a lambda, a closure) runs
+    serially instead; results keep the order of ``items`` and, every point being seeded, equal a serial run's.
+    """
+
+    width: int
+
+    def __call__(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        if self.width <= 1 or len(items) <= 1 or not _picklable(fn):
+            return [fn(x) for x in items]
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(min(self.width, len(items)), mp_context=ctx, initializer=_limit_threads, initargs=(1,)) as ex:
+            return list(ex.map(fn, items))
+
+
+def _picklable(fn: Callable[[Any], Any]) -> bool:
+    try:
+        pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _execute(task: Task, timeout: float | None, fan_out: bool, width: int = 1) -> dict[str, Any]:
+    """Worker entry point (top level, so that it pickles). ``fan_out``: map through Ray; else ``width`` local
+    processes for ``ctx.map``."""
+    mapper: Callable[[Callable[[Any], Any], list[Any]], list[Any]] | None = LocalPoolMapper(width) if width > 1 else None
     if fan_out:
         try:
             import ray
@@ -162,9 +191,12 @@ def run_tasks(
     have not answered ``GRACE_S`` after every claim could have run, and yields error records for them.
     """
     fan_out = isinstance(executor, RayExecutor)
+    width = 1
+    if isinstance(executor, cf.ProcessPoolExecutor):  # cores left idle by running fewer claims at once go to ctx.map
+        width = max(1, (os.cpu_count() or 1) // max(1, getattr(executor, "_max_workers", 1)))
     pending: dict[cf.Future, Task] = {}
     for t in tasks:
-        fut = executor.submit(_execute, t, timeout, fan_out)
+        fut = executor.submit(_execute, t, timeout, fan_out, width)
         if fut.done():
             yield _record_of(fut, t)
         else:
