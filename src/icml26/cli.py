@@ -218,7 +218,7 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
                 prog.console.print(f"[{_STYLE[v]}]{v:<12}[/] {rec['paper']}:{rec['claim']} ({rec.get('duration_s', 0):.1f} s) {detail}", markup=True)
                 prog.advance(bar)
     finally:
-        ex.shutdown(wait=True) if executor != "process" else ex.shutdown(wait=True, cancel_futures=True)
+        ex.shutdown(wait=True, cancel_futures=True)
     index = write_report(out)
     line = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     err.print(f"{len(tasks)} claims in {time.perf_counter() - t0:.1f} s: {line}")
