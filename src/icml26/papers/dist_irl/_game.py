@@ -77,18 +77,7 @@ def minimax_subgradient(
         tie_tol: pieces within this of the maximum count as maximisers.
         store_path: keep every running average (for convergence curves).
     """
-    lo = np.asarray(lower, dtype=float)
-    hi = np.asarray(upper, dtype=float)
-    x = np.asarray(x0, dtype=float).copy()
-    if lo.shape != x.shape or hi.shape != x.shape:
-        raise ValueError(f"lower, upper and x0 must have the same shape, got {lo.shape}, {hi.shape}, {x.shape}")
-    if np.any(lo > hi):
-        raise ValueError("lower must be <= upper elementwise")
-    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 0:
-        raise ValueError(f"n_iter must be a non-negative int, got {n_iter!r}")
-    if not (np.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be > 0, got {lr!r}")
-    x = np.clip(x, lo, hi)
+    lo, hi, x = _check_box_problem(x0, lower, upper, n_iter, lr)
     radius = float(np.linalg.norm(hi - lo)) or 1.0
     wsum, xsum = 0.0, np.zeros_like(x)
     values = np.empty(n_iter)
@@ -143,18 +132,7 @@ def minimax_extragradient(
     Returns the averaged x (``x``), the last iterate, f(x_t) = max_j f_j(x_t) per iteration, optionally the running
     averages, and the piece with the largest averaged weight per iteration (``active``).
     """
-    lo = np.asarray(lower, dtype=float)
-    hi = np.asarray(upper, dtype=float)
-    x = np.asarray(x0, dtype=float).copy()
-    if lo.shape != x.shape or hi.shape != x.shape:
-        raise ValueError(f"lower, upper and x0 must have the same shape, got {lo.shape}, {hi.shape}, {x.shape}")
-    if np.any(lo > hi):
-        raise ValueError("lower must be <= upper elementwise")
-    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 0:
-        raise ValueError(f"n_iter must be a non-negative int, got {n_iter!r}")
-    if not (np.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be > 0, got {lr!r}")
-    x = np.clip(x, lo, hi)
+    lo, hi, x = _check_box_problem(x0, lower, upper, n_iter, lr)
     vals, grads = oracle(x)
     vals, grads = np.asarray(vals, dtype=float), np.asarray(grads, dtype=float)
     if vals.ndim != 1 or vals.size == 0 or grads.shape != (vals.size, x.size):
@@ -217,3 +195,21 @@ def linear_minimax_value(
     if not res.success:  # pragma: no cover - a bounded box always has a solution
         raise RuntimeError(f"LP failed: {res.message}")
     return float(res.x[-1]), res.x[:-1]
+
+
+def _check_box_problem(
+    x0: np.ndarray, lower: np.ndarray, upper: np.ndarray, n_iter: int, lr: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the arguments shared by both solvers; return (lower, upper, x0 clipped into the box) as floats."""
+    lo = np.asarray(lower, dtype=float)
+    hi = np.asarray(upper, dtype=float)
+    x = np.asarray(x0, dtype=float).copy()
+    if lo.shape != x.shape or hi.shape != x.shape:
+        raise ValueError(f"lower, upper and x0 must have the same shape, got {lo.shape}, {hi.shape}, {x.shape}")
+    if np.any(lo > hi):
+        raise ValueError("lower must be <= upper elementwise")
+    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 0:
+        raise ValueError(f"n_iter must be a non-negative int, got {n_iter!r}")
+    if not (np.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr must be > 0, got {lr!r}")
+    return lo, hi, np.clip(x, lo, hi)
