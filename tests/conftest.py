@@ -30,4 +30,6 @@ def toy_papers(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(registry.ENV_PACKAGE, "toypapers")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(FIXTURES), os.environ.get("PYTHONPATH")])))
     monkeypatch.syspath_prepend(str(FIXTURES))
+    # toy paper beta needs the gpu extra; make it missing here whether or not triton is installed (dev installs it)
+    monkeypatch.setitem(registry.EXTRAS, "gpu", ("icml26_toy_absent_module",))
     return FIXTURES / "toypapers"

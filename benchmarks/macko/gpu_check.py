@@ -1,29 +1,39 @@
 """One-shot GPU check of the MACKO Triton kernel [P05]: correctness against the CPU reference, then timings against
-torch dense fp16 (cuBLAS) and torch CSR (cuSPARSE). Run in a session that has a GPU (needs torch+CUDA and triton):
+torch dense fp16 (cuBLAS) and torch CSR (cuSPARSE). Needs torch+CUDA and triton; ``gpu_session.sh`` runs it together
+with the GPU claims:
 
-    .venv/bin/pip install triton   # if missing
-    .venv/bin/python benchmarks/macko/gpu_check.py            # ~1-2 min on an H100/H200/4090
-    .venv/bin/python -c "from icml26.claims import run_claim as r; x=r('macko','spmv_speedup_50',budget='full'); print(x['verdict'], x['reason'])"
+    python benchmarks/macko/gpu_check.py            # ~1-2 min on an H100/H200/4090
+    TRITON_INTERPRET=1 python benchmarks/macko/gpu_check.py --interpret --sizes 64   # dry run on a CPU (tests)
 
+Timings: fp16 x in, fp16 y out (fp32 accumulation), each operand rotated over copies so that a pass touches
+>= 256 MiB (none stays in L2), CUDA events over 40 calls, best Triton block of 128/256/512.
 Prints one Markdown table; exits non-zero when the kernel disagrees with the reference.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 
 import numpy as np
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
+    ap.add_argument("--sparsities", type=float, nargs="+", default=[0.3, 0.5, 0.7, 0.9])
+    ap.add_argument("--interpret", action="store_true", help="Triton's interpreter on the CPU: checks the script only")
+    args = ap.parse_args()
     import torch
 
     from icml26.papers.macko import MackoMatrix
     from icml26.papers.macko._triton import TritonMacko
 
-    print(f"GPU: {torch.cuda.get_device_name()}")
+    dev = "cpu" if args.interpret else "cuda"
+    print(f"GPU: {'none (Triton interpreter)' if args.interpret else torch.cuda.get_device_name()}")
     g = np.random.default_rng(0)
-    gen = torch.Generator(device="cuda").manual_seed(0)  # seeded: never the global torch RNG
+    gen = torch.Generator(device=dev).manual_seed(0)  # seeded: never the global torch RNG
     # 1. correctness on awkward shapes (empty rows, gaps >= 16 and 32, lengths not multiple of 8), batch 1 and 3
     bad = 0
     for r, c, d in [(1, 1, 1.0), (7, 45, 0.5), (33, 300, 0.05), (64, 1000, 0.3), (50, 77, 0.9), (3, 200, 0.0),
@@ -35,40 +45,49 @@ def main() -> int:
         for b in (1, 3):
             X = g.standard_normal((b, c)).astype(np.float32)
             ref = np.stack([A.matvec(X[i], kernel="reference") for i in range(b)])
-            got = TritonMacko(A)(torch.from_numpy(X).cuda()).cpu().numpy()
+            got = TritonMacko(A, interpret=args.interpret)(torch.from_numpy(X).to(dev)).cpu().numpy()
             err = float(np.max(np.abs(got - ref), initial=0.0))
             ok = np.allclose(got, ref, rtol=1e-4, atol=1e-4 * np.sqrt(c))
             bad += not ok
             print(f"correctness {r}x{c} d={d} batch={b}: max abs err {err:.2e} {'ok' if ok else 'MISMATCH'}")
 
-    def timed(f, iters: int = 50) -> float:
-        for _ in range(5):
+    def timed(fs: list, iters: int = 40) -> float:
+        for f in fs:
             f()
+        if args.interpret:
+            t0 = time.perf_counter()
+            for i in range(2):
+                fs[i % len(fs)]()
+            return (time.perf_counter() - t0) / 2 * 1e6
         torch.cuda.synchronize()
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
-        for _ in range(iters):
-            f()
+        for i in range(iters):
+            fs[i % len(fs)]()
         e.record()
         torch.cuda.synchronize()
         return s.elapsed_time(e) / iters * 1e3  # µs
 
+    def copies(nbytes: int) -> int:
+        return 1 if args.interpret else max(1, -(-(256 << 20) // nbytes))
+
     # 2. timings (µs), block sizes of the Triton program tried: 128/256/512
     print("| N | sparsity | MACKO µs (best block) | cuBLAS fp16 µs | cuSPARSE CSR fp16 µs | vs cuBLAS | vs cuSPARSE |")
     print("|---|---|---|---|---|---|---|")
-    for n in (4096, 8192):
-        for s in (0.3, 0.5, 0.7, 0.9):
+    for n in args.sizes:
+        for s in args.sparsities:
             w = g.standard_normal((n, n), dtype=np.float32).astype(np.float16)
             w[g.random((n, n), dtype=np.float32) < s] = 0
             A = MackoMatrix.from_dense(w)
-            x = torch.randn(1, n, device="cuda", generator=gen)
-            tm = min(timed(lambda k=TritonMacko(A, block=blk): k(x)) for blk in (128, 256, 512))
-            W = torch.from_numpy(w).cuda()
-            xh = x.half().reshape(n, 1)
-            td = timed(lambda: W @ xh)
+            x = torch.randn(1, n, device=dev, generator=gen).half()
+            tm = min(timed([lambda k=TritonMacko(A, block=blk, interpret=args.interpret): k(x, out_dtype=torch.float16)
+                            for _ in range(copies(A.nbytes))]) for blk in (128, 256, 512))
+            W = torch.from_numpy(w).to(dev)
+            xh = x.reshape(n, 1)
+            td = timed([lambda w=w: w @ xh for w in [W] + [W.clone() for _ in range(copies(2 * n * n) - 1)]])
             try:
                 Wc = W.to_sparse_csr()
-                tc = timed(lambda: Wc @ xh)
+                tc = timed([lambda w=w: w @ xh for w in [Wc] + [Wc.clone() for _ in range(copies(6 * A.nnz) - 1)]])
             except (RuntimeError, NotImplementedError):
                 tc = float("nan")
             print(f"| {n} | {s:.0%} | {tm:.1f} | {td:.1f} | {tc:.1f} | {td / tm:.2f}x | {tc / tm:.2f}x |", flush=True)

@@ -113,8 +113,13 @@ def test_dense_fp16_gemv(isa) -> None:
         w = sparse(r, c, 1.0, r)
         x = np.random.default_rng(c).standard_normal(c).astype(np.float32)
         close(dense_fp16_gemv(w, x, isa=isa), w.astype(np.float64) @ x, w, x)
-        X = np.random.default_rng(c).standard_normal((3, c)).astype(np.float32)
-        assert dense_fp16_gemv(w, X, isa=isa).shape == (3, r)
+        for b in (3, 8):  # a batch shares one pass over W; each row of Y equals the single-vector product
+            X = np.random.default_rng(c + b).standard_normal((b, c)).astype(np.float32)
+            Y = dense_fp16_gemv(w, X, isa=isa)
+            assert Y.shape == (b, r)
+            for i in range(b):
+                np.testing.assert_array_equal(Y[i], dense_fp16_gemv(w, X[i], isa=isa))
+                close(Y[i], w.astype(np.float64) @ X[i], w, X[i])
 
 
 def test_bad_x() -> None:

@@ -66,3 +66,22 @@ def test_sparsify_container_and_bad_module() -> None:
         sparsify_linear(np.ones(3))
     with pytest.raises(ValueError, match="x must have last dimension"):
         out[0](torch.randn(2, 7))
+
+
+def test_sparsify_linear_device_argument() -> None:
+    torch = pytest.importorskip("torch")
+    lin = torch.nn.Linear(8, 4)
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'cuda'"):
+        sparsify_linear(lin, device="gpu")
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        triton = None
+    if triton is None or not torch.cuda.is_available():  # the GPU layer needs both: a clear error names what is missing
+        with pytest.raises((ImportError, RuntimeError), match="device='cuda' needs"):
+            sparsify_linear(lin, device="cuda")
+    else:
+        layer = sparsify_linear(lin, device="cuda")
+        assert type(layer).__name__ == "TritonMackoLinear"
+        x = torch.randn(3, 8, device="cuda", generator=torch.Generator(device="cuda").manual_seed(0))
+        torch.testing.assert_close(layer(x), lin.cuda()(x), rtol=2e-3, atol=2e-3)

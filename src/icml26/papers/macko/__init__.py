@@ -13,7 +13,7 @@ accumulates in fp32; the paper's GPU kernel does it with one warp per row.
 **What is here.** :class:`MackoMatrix` (``from_dense``, ``matvec``/``@``, ``matmat`` for batch <= 8,
 ``to_dense``, ``nbytes``, ``density``, ``save``/``load``); C++ CPU kernels (AVX-512 / AVX2 / scalar, chosen at
 run time, GIL released, optional threads) and a dense fp16 GEMV baseline (:func:`dense_fp16_gemv`); a Triton GPU
-kernel behind ``device="cuda"``; a numpy reference (:func:`reference_spmv`) as oracle and fallback;
+kernel behind ``device="cuda"`` (also ``sparsify_linear(..., device="cuda")``; CI runs it in Triton's interpreter); a numpy reference (:func:`reference_spmv`) as oracle and fallback;
 :func:`wanda_prune` and :func:`sparsify_linear` (torch ``nn.Linear`` -> MACKO-backed inference layer).
 
 **Claims** (``paper.toml``): ``memory_reduction`` (<= 0.63x dense fp16 bytes at 50 %, break-even density ~0.8),

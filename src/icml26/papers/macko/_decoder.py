@@ -81,5 +81,5 @@ def greedy_decode(model: TinyDecoder, prompt: torch.Tensor, n_new: int) -> list[
     for _ in range(n_new):
         nxt = int(torch.argmax(logits, dim=-1)[0])
         out.append(nxt)
-        logits = model(torch.tensor([[nxt]]), caches)
+        logits = model(torch.tensor([[nxt]], device=prompt.device), caches)
     return out

@@ -54,7 +54,7 @@ def encode(w16: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Args:
         w16: the weight matrix ``W`` (R x C, float16, C-contiguous or not).
     """
-    r, c = w16.shape
+    r = w16.shape[0]
     vals, dels, counts = [], [], []
     for lo in range(0, r, _ROW_BLOCK):
         v, d, k = _encode_block(w16[lo : lo + _ROW_BLOCK])

@@ -1,5 +1,6 @@
 """Torch inference layers: MACKO-backed ``MackoLinear`` and the dense fp16 baseline ``DenseFp16Linear`` ([P05]).
 
+``TritonMackoLinear`` is the GPU counterpart of ``MackoLinear`` (the Triton kernel; activations stay on the device).
 Imported only by :func:`~icml26.papers.macko.sparsify_linear` and the claims, never by the package core.
 """
 
@@ -11,7 +12,7 @@ import torch
 from icml26.papers.macko._kernels import dense_fp16_gemv
 from icml26.papers.macko._matrix import MackoMatrix
 
-__all__ = ["DenseFp16Linear", "MackoLinear"]
+__all__ = ["DenseFp16Linear", "MackoLinear", "TritonMackoLinear"]
 
 _BATCH = 8  # the CPU kernel's batch (decode of up to 8 sequences in one pass over the weights)
 
@@ -88,3 +89,46 @@ class DenseFp16Linear(_Fp16Linear):
     def weight_nbytes(self) -> int:
         """Bytes of the stored weight (dense fp16)."""
         return int(self.w16.nbytes)
+
+
+class TritonMackoLinear(torch.nn.Module):
+    """``y = W x + b`` on the GPU with ``W`` in the MACKO format and the Triton SpMV of [P05] - inference only.
+
+    Activations stay on the device in their own dtype (fp16/bf16/fp32); the kernel reads them as they are,
+    accumulates in fp32 and writes ``y`` in the input's dtype.
+
+    Args:
+        weight: ``W`` (out_features, in_features); zeros are not stored.
+        bias: optional ``b``.
+        block: entries per Triton program step (see :class:`~icml26.papers.macko._triton.TritonMacko`).
+        interpret: run the kernel in Triton's interpreter on the CPU (tests; no GPU needed).
+    """
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, *, block: int = 256,
+                 interpret: bool = False) -> None:
+        super().__init__()
+        from icml26.papers.macko._triton import TritonMacko
+
+        self.matrix = MackoMatrix.from_dense(weight.detach().to(torch.float16).cpu().numpy())
+        self.out_features, self.in_features = self.matrix.shape
+        self.kernel = TritonMacko(self.matrix, block=block, interpret=interpret)
+        b = None if bias is None else bias.detach().float().to(self.kernel.device)
+        self.register_buffer("bias", b)
+
+    @torch.no_grad()
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"x must have last dimension {self.in_features}, got shape {tuple(x.shape)}")
+        lead = x.shape[:-1]
+        y = self.kernel(x.reshape(-1, self.in_features), out_dtype=x.dtype)
+        if self.bias is not None:
+            y = y + self.bias.to(y.dtype)
+        return y.reshape(*lead, self.out_features)
+
+    @property
+    def weight_nbytes(self) -> int:
+        """Bytes of the stored weight (MACKO format)."""
+        return self.matrix.nbytes
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, density={self.matrix.density:.3f}"

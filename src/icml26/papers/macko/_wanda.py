@@ -54,7 +54,7 @@ def wanda_prune(weight: Any, activations: Any | None, *, sparsity: float) -> Any
 
 
 def sparsify_linear(module: Any, *, sparsity: float | None = None, activations: Any | None = None,
-                    threads: int = 1) -> Any:
+                    threads: int = 1, device: str = "cpu") -> Any:
     """Replace torch ``nn.Linear`` layers by MACKO-backed inference layers (weights stored as in the MACKO format of [P05]).
 
     Args:
@@ -64,22 +64,27 @@ def sparsify_linear(module: Any, *, sparsity: float | None = None, activations: 
             weights' own zeros.
         activations: calibration inputs for Wanda (only for a single ``nn.Linear``); None = magnitude pruning.
         threads: CPU threads used by each layer's SpMV.
+        device: ``"cpu"`` (C++ kernel, :class:`~icml26.papers.macko._torch.MackoLinear`) or ``"cuda"`` (Triton
+            kernel, :class:`~icml26.papers.macko._torch.TritonMackoLinear`; needs triton and a GPU).
     """
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - torch is in the [torch] extra
         raise ImportError("sparsify_linear needs torch: pip install 'icml26[torch]'") from exc
-    from icml26.papers.macko._torch import MackoLinear
+    from icml26.papers.macko._torch import MackoLinear, TritonMackoLinear
 
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     if isinstance(module, torch.nn.Linear):
         w = module.weight.detach()
         if sparsity is not None:
             w = wanda_prune(w, activations, sparsity=sparsity)
-        return MackoLinear(w, None if module.bias is None else module.bias.detach(), threads=threads)
+        bias = None if module.bias is None else module.bias.detach()
+        return TritonMackoLinear(w, bias) if device == "cuda" else MackoLinear(w, bias, threads=threads)
     if activations is not None:
         raise ValueError("activations can only be given for a single nn.Linear; prune containers layer by layer")
     for name, child in list(module.named_children()):
-        setattr(module, name, sparsify_linear(child, sparsity=sparsity, threads=threads))
+        setattr(module, name, sparsify_linear(child, sparsity=sparsity, threads=threads, device=device))
     return module

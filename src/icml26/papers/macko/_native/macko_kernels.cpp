@@ -139,12 +139,13 @@ MACKO_AVX2 static void spmv_rows_avx2(const SpmvArgs& a, int64_t r0, int64_t r1)
     }
 }
 
+// A batch shares one pass over W: the rows outside, the vectors inside (row r stays in L1 for every x_b).
 MACKO_AVX2 static void dense_rows_avx2(const DenseArgs& a, int64_t r0, int64_t r1) {
     const int64_t C = a.cols, C8 = C & ~int64_t(7);
-    for (int64_t b = 0; b < a.nb; ++b) {
-        const float* x = a.x + b * a.x_stride;
-        for (int64_t r = r0; r < r1; ++r) {
-            const uint16_t* w = a.w + r * C;
+    for (int64_t r = r0; r < r1; ++r) {
+        const uint16_t* w = a.w + r * C;
+        for (int64_t b = 0; b < a.nb; ++b) {
+            const float* x = a.x + b * a.x_stride;
             __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
             int64_t c = 0;
             for (; c + 16 <= C8; c += 16) {
@@ -303,39 +304,44 @@ MACKO_AVX512 static void spmv_rows_avx512(const SpmvArgs& a, int64_t r0, int64_t
     }
 }
 
+// A batch shares one pass over W: each block of 4 rows (<= 4 * 2C bytes, in L1/L2) serves every x_b in turn.
+MACKO_AVX512 MACKO_INLINE static void dense_block4_avx512(const DenseArgs& a, int64_t r, const float* x, float* y) {
+    const int64_t C = a.cols, C16 = C & ~int64_t(15);
+    const __mmask16 tail = __mmask16((1u << (C - C16)) - 1u);
+    const uint16_t* w0 = a.w + r * C;
+    const uint16_t *w1 = w0 + C, *w2 = w1 + C, *w3 = w2 + C;
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    int64_t c = 0;
+    for (; c < C16; c += 16) {  // 4 rows share each load of x
+        const __m512 xv = _mm512_loadu_ps(x + c);
+        s0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w0 + c))), xv, s0);
+        s1 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w1 + c))), xv, s1);
+        s2 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w2 + c))), xv, s2);
+        s3 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w3 + c))), xv, s3);
+    }
+    if (tail) {
+        const __m512 xv = _mm512_maskz_loadu_ps(tail, x + c);
+        s0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w0 + c)), xv, s0);
+        s1 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w1 + c)), xv, s1);
+        s2 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w2 + c)), xv, s2);
+        s3 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w3 + c)), xv, s3);
+    }
+    y[0] = _mm512_reduce_add_ps(s0);
+    y[1] = _mm512_reduce_add_ps(s1);
+    y[2] = _mm512_reduce_add_ps(s2);
+    y[3] = _mm512_reduce_add_ps(s3);
+}
+
 MACKO_AVX512 static void dense_rows_avx512(const DenseArgs& a, int64_t r0, int64_t r1) {
     const int64_t C = a.cols, C16 = C & ~int64_t(15);
     const __mmask16 tail = __mmask16((1u << (C - C16)) - 1u);
-    for (int64_t b = 0; b < a.nb; ++b) {
-        const float* x = a.x + b * a.x_stride;
-        int64_t r = r0;
-        for (; r + 4 <= r1; r += 4) {  // 4 rows share each load of x
-            const uint16_t* w0 = a.w + r * C;
-            const uint16_t *w1 = w0 + C, *w2 = w1 + C, *w3 = w2 + C;
-            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-            int64_t c = 0;
-            for (; c < C16; c += 16) {
-                const __m512 xv = _mm512_loadu_ps(x + c);
-                s0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w0 + c))), xv, s0);
-                s1 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w1 + c))), xv, s1);
-                s2 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w2 + c))), xv, s2);
-                s3 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(w3 + c))), xv, s3);
-            }
-            if (tail) {
-                const __m512 xv = _mm512_maskz_loadu_ps(tail, x + c);
-                s0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w0 + c)), xv, s0);
-                s1 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w1 + c)), xv, s1);
-                s2 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w2 + c)), xv, s2);
-                s3 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(tail, w3 + c)), xv, s3);
-            }
-            float* y = a.y + b * a.y_stride + r;
-            y[0] = _mm512_reduce_add_ps(s0);
-            y[1] = _mm512_reduce_add_ps(s1);
-            y[2] = _mm512_reduce_add_ps(s2);
-            y[3] = _mm512_reduce_add_ps(s3);
-        }
-        for (; r < r1; ++r) {
-            const uint16_t* w = a.w + r * C;
+    int64_t r = r0;
+    for (; r + 4 <= r1; r += 4)
+        for (int64_t b = 0; b < a.nb; ++b) dense_block4_avx512(a, r, a.x + b * a.x_stride, a.y + b * a.y_stride + r);
+    for (; r < r1; ++r) {
+        const uint16_t* w = a.w + r * C;
+        for (int64_t b = 0; b < a.nb; ++b) {
+            const float* x = a.x + b * a.x_stride;
             __m512 s0 = _mm512_setzero_ps();
             int64_t c = 0;
             for (; c < C16; c += 16)
