@@ -44,3 +44,17 @@ def test_median_ratio_is_robust_to_one_slow_round() -> None:
 def test_median_ratio_bad_input() -> None:
     with pytest.raises(ValueError, match="num and den"):
         median_ratio_ci(np.ones(3), np.ones(4), seed=0)
+
+
+def test_device_time_cycles_through_the_copies() -> None:
+    from icml26.papers.macko._timing import device_time
+
+    calls: list[int] = []
+    fns = [lambda i=i: calls.append(i) for i in range(3)]
+    t = device_time(fns, calls=7, torch=None)
+    assert t >= 0.0
+    assert calls == [0, 1, 2] + [0, 1, 2, 0, 1, 2, 0]  # one warm-up each, then round robin
+    with pytest.raises(ValueError, match="calls >= 1"):
+        device_time(fns, calls=0, torch=None)
+    with pytest.raises(ValueError, match="at least one function"):
+        device_time([], calls=3, torch=None)

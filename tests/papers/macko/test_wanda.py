@@ -74,7 +74,7 @@ def test_sparsify_linear_device_argument() -> None:
     with pytest.raises(ValueError, match="device must be 'cpu' or 'cuda'"):
         sparsify_linear(lin, device="gpu")
     try:
-        import triton  # noqa: F401
+        import triton
     except ImportError:
         triton = None
     if triton is None or not torch.cuda.is_available():  # the GPU layer needs both: a clear error names what is missing

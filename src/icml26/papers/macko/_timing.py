@@ -12,13 +12,14 @@ import numpy as np
 
 from icml26.common.stats import Estimate, bootstrap_ci
 
-__all__ = ["STREAM_BYTES", "median_ratio_ci", "n_copies", "paired_rounds"]
+__all__ = ["GPU_STREAM_BYTES", "STREAM_BYTES", "device_time", "median_ratio_ci", "n_copies", "paired_rounds"]
 
 T = TypeVar("T")
 
 # A timed kernel must touch at least this many bytes before it meets the same data again: 2x the 32 MiB L3 of the
 # development machine, so that the matrix comes from DRAM as in the paper's setting (perf-anchors section 2.5).
 STREAM_BYTES = 64 << 20
+GPU_STREAM_BYTES = 256 << 20  # > 4x the 50-72 MB L2 of an H100/H200/RTX 4090: every timed pass streams from HBM
 
 
 def n_copies(nbytes: int, stream_bytes: int = STREAM_BYTES) -> int:
@@ -55,3 +56,29 @@ def median_ratio_ci(num: np.ndarray, den: np.ndarray, *, seed: int) -> Estimate:
     if num.shape != den.shape or num.ndim != 1:
         raise ValueError("num and den must be 1-D per-round times of equal length")
     return bootstrap_ci(num / den, stat=np.median, seed=seed)
+
+
+def device_time(fns: Sequence[Callable[[], object]], *, calls: int, torch: object | None) -> float:
+    """Seconds per call over ``calls`` calls cycling through ``fns`` (rotated copies), after one warm-up each.
+
+    ``torch`` given: the calls are timed with CUDA events around the whole loop (launches queue back to back, as in
+    decoding). ``torch=None``: wall clock (a CPU run, e.g. Triton's interpreter in the tests).
+    """
+    if calls < 1 or not fns:
+        raise ValueError(f"need calls >= 1 and at least one function, got calls={calls}, {len(fns)} functions")
+    for f in fns:
+        f()
+    if torch is None:
+        t0 = time.perf_counter()
+        for i in range(calls):
+            fns[i % len(fns)]()
+        return (time.perf_counter() - t0) / calls
+    cuda = torch.cuda  # type: ignore[attr-defined]
+    cuda.synchronize()
+    start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(calls):
+        fns[i % len(fns)]()
+    end.record()
+    cuda.synchronize()
+    return start.elapsed_time(end) / calls * 1e-3

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,7 +20,9 @@ from icml26.papers.macko._storage import (
     macko_expected_bytes,
 )
 from icml26.papers.macko._timing import (
+    GPU_STREAM_BYTES,
     STREAM_BYTES,
+    device_time,
     median_ratio_ci,
     n_copies,
     paired_rounds,
@@ -107,9 +108,6 @@ class SpeedConfig:
     gpu: bool = False  # True at full: time the Triton kernel against torch fp16 (cuBLAS)
 
 
-GPU_STREAM_BYTES = 256 << 20  # > 4x the 50-72 MB L2 of an H100/H200/RTX 4090: every timed pass streams from HBM
-
-
 def _gpu_speed(cfg: SpeedConfig, ctx: Context, *, interpret: bool = False) -> ClaimResult:
     """The paper's setting: MACKO (Triton, fp16 in and out, fp32 accumulation) against cuBLAS fp16 and cuSPARSE.
 
@@ -152,28 +150,11 @@ def _gpu_speed(cfg: SpeedConfig, ctx: Context, *, interpret: bool = False) -> Cl
     except (RuntimeError, NotImplementedError):
         pass
 
-    def cuda_time(fs: list[Callable[[], object]], calls: int = 40) -> float:
-        for f in fs:
-            f()
-        if interpret:
-            t0 = time.perf_counter()
-            for i in range(calls):
-                fs[i % len(fs)]()
-            return (time.perf_counter() - t0) / calls
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for i in range(calls):
-            fs[i % len(fs)]()
-        e.record()
-        torch.cuda.synchronize()
-        return s.elapsed_time(e) / calls * 1e-3
-
     names = list(kernels)
     t: dict[str, list[float]] = {k: [] for k in names}
     for i in range(cfg.reps):  # paired rounds, order rotated
         for k in names[i % len(names):] + names[: i % len(names)]:
-            t[k].append(cuda_time(kernels[k], calls=2 if interpret else 40))
+            t[k].append(device_time(kernels[k], calls=2 if interpret else 40, torch=None if interpret else torch))
     sp = median_ratio_ci(np.array(t["cublas_fp16"]), np.array(t["macko"]), seed=ctx.seeds[0])
     spc = (median_ratio_ci(np.array(t["cusparse_csr_fp16"]), np.array(t["macko"]), seed=ctx.seeds[0])
            if "cusparse_csr_fp16" in t else None)
