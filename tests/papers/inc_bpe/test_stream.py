@@ -78,3 +78,63 @@ def test_misuse(cl100k):
         inc.feed("y")
     with pytest.raises(TypeError, match="data"):
         cl100k.incremental().feed(3)  # type: ignore[arg-type]
+
+
+LONG_RUNS = {
+    "letters": "a" * 3000,
+    "equals": "=" * 2500,
+    "spaces": " " * 2000 + "x",
+    "cjk": "你好" * 900,
+    "case_runs": "ABCdef" * 500,  # o200k splits at lower->upper changes inside a letter run
+    "digits": "0123456789" * 300,
+}
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("run", sorted(LONG_RUNS))
+def test_long_pre_tokens_stream_exactly(name, run):
+    enc = load_encoding(name)
+    text = "Before it: " + LONG_RUNS[run] + " and after it, prose goes on. " * 30
+    data = text.encode()
+    inc = enc.incremental()
+    out, fed, step = [], 0, 1
+    while fed < len(data):  # chunk sizes 1, 2, ..., 13, cycling: splits characters and pieces
+        chunk = data[fed : fed + step]
+        out += inc.feed(chunk)
+        fed += len(chunk)
+        step = step % 13 + 1
+        if fed % 397 < 13:
+            assert out == enc.encode_bytes(data[:fed])[: len(out)]
+    assert inc.pending_bytes <= len(data) - sum(len(enc.decode_bytes([t])) for t in out)
+    out += inc.finish()
+    assert out == enc.encode_bytes(data)
+    assert inc.pending_bytes == 0
+
+
+def test_long_pre_token_costs_linear_work(cl100k, monkeypatch):
+    # the pending text is re-split on every feed only while it is short; a long piece is re-split after doubling
+    scanned = []
+    spans = cl100k._spans
+    monkeypatch.setattr(cl100k, "_spans", lambda text: scanned.append(len(text)) or spans(text))
+    n = 200_000
+    inc = cl100k.incremental()
+    out = []
+    for i in range(0, n, 10):
+        out += inc.feed("a" * 10)
+    out += inc.feed(" done. " * 100)
+    assert sum(scanned) <= 8 * n  # O(n): 10-byte feeds with a re-split each would scan ~n^2/20 = 2e9
+    assert out == cl100k.encode("a" * n + " done. " * 100)[: len(out)] and len(out) > 0
+    out += inc.finish()
+    assert out == cl100k.encode("a" * n + " done. " * 100)
+
+
+def test_long_piece_is_committed_soon_after_it_ends(cl100k):
+    inc = cl100k.incremental()
+    out = inc.feed("a" * 100_000)
+    assert out == [] and inc.pending_bytes == 100_000
+    tail = "1b" + " and then some prose." * 40  # fed byte by byte: the first early re-split falls inside the margin
+    for ch in tail:
+        out += inc.feed(ch)
+    assert inc.pending_bytes < 100  # the long piece went out without waiting for the pending text to double
+    out += inc.finish()
+    assert out == cl100k.encode("a" * 100_000 + tail)

@@ -8,8 +8,19 @@ With pre-tokenization a regex piece is final once no continuation can change the
 cl100k/o200k look at most 3 characters past a piece (contractions) or to the end of a whitespace run, so a piece is
 committed when it is not one of the last two pieces, ends at least 4 characters before the end of the buffer, and
 any whitespace run it starts with ends before the last character. The split is the encoding's (native for cl100k and
-o200k). Deviation: the pending piece is re-split on every feed, so a single pre-token that grows without bound (1 MB
-of letters) costs O(pending) per feed.
+o200k).
+
+Cost: a re-split reads the whole pending text. While the pending text is short (< 512 bytes, always the case for
+prose and code) it is re-split on every feed, so pieces come out as soon as they are final. When one pre-token keeps
+growing (a megabyte of letters, a long run of '='), re-splitting on every feed would cost O(pending) per feed and
+O(n^2) in all. Instead, a long pending text is re-split only when (a) the fed bytes themselves contain piece
+boundaries (a split of just the new bytes and a few before them has three or more pieces: the long piece has likely
+ended), or (b) the pending text has doubled since the last re-split. A re-split of kind (a) that does not halve the
+pending text has failed; usually the new pieces still sat inside the look-ahead margin, so (a) is held back for 16
+bytes, and after a second failure in a row for a quarter of the pending text. Every re-split then either halves the
+pending text, follows a doubling, follows a quarter of new bytes, or is a first failure followed by one of those, so
+the total work stays O(n). The output stays exact: the full split decides what is committed whenever a re-split
+runs; only the delay depends on when it runs.
 """
 
 from __future__ import annotations
@@ -26,6 +37,8 @@ if TYPE_CHECKING:
 __all__ = ["IncrementalEncoder"]
 
 _MARGIN = 4  # characters of look-ahead a committed piece must leave behind it
+_LONG = 512  # bytes of pending text from which re-splits are rationed (see the module docstring)
+_LOOKBACK = 16  # bytes before the fed data that the boundary test splits along with it
 
 
 def _incomplete_tail(buf: bytes) -> int:
@@ -61,7 +74,12 @@ class IncrementalEncoder:
         if encoding.pretokenize:
             re = _regex_module()
             self._ws = re.compile(r"\s+")
-            self._buf = b""
+            self._chunks: list[bytes] = []  # the pending bytes (joined only when re-split: appending stays O(1))
+            self._pending = 0
+            self._resplit_at = 0  # pending bytes at which the next re-split happens
+            self._watch_at = 0  # pending bytes from which fed data with piece boundaries triggers an early re-split
+            self._fails = 0  # early re-splits in a row that did not halve the pending text
+            self._recent = b""  # the last bytes fed (for the boundary test)
             self._stream = None
         else:
             self._stream = make_stream(encoding._core)
@@ -86,8 +104,42 @@ class IncrementalEncoder:
         self._emitted.extend(out)
         return out
 
+    def _take_buffer(self) -> bytes:
+        buf = b"".join(self._chunks)
+        self._chunks = [buf] if buf else []
+        return buf
+
+    def _keep(self, buf: bytes) -> None:
+        self._chunks = [buf] if buf else []
+        self._pending = len(buf)
+        self._resplit_at = 2 * len(buf) if len(buf) >= _LONG else 0
+        self._watch_at = 0
+        self._fails = 0
+
+    def _boundary_in(self, raw: bytes) -> bool:
+        """Do the fed bytes (with a few before them) split into three or more pieces? Only decides *when* to re-split."""
+        text = self._recent[-(len(raw) + _LOOKBACK) :].decode("utf-8", "ignore")
+        return len(self._enc._spans(text)) >= 3
+
     def _feed_pretokenized(self, raw: bytes) -> list[int]:
-        buf = self._buf + raw
+        if raw:
+            self._chunks.append(raw)
+            self._pending += len(raw)
+            self._recent = (self._recent[-_LOOKBACK:] + raw) if len(raw) < 4096 else raw
+        if self._pending >= self._resplit_at:
+            return self._resplit()
+        if self._pending < self._watch_at or not (raw and self._boundary_in(raw)):
+            return []
+        before, fails = self._pending, self._fails
+        out = self._resplit()
+        if self._pending > before // 2:  # the early re-split did not pay for itself: hold (a) back
+            self._fails = fails + 1
+            self._watch_at = before + (_LOOKBACK if fails == 0 else max(_LONG, before // 4))
+        return out
+
+    def _resplit(self) -> list[int]:
+        """Split the pending text; emit the pieces that no continuation can change (see the module docstring)."""
+        buf = self._take_buffer()
         hold = _incomplete_tail(buf)
         head, tail = (buf[:-hold], buf[-hold:]) if hold else (buf, b"")
         text = head.decode("utf-8", "surrogateescape")
@@ -102,17 +154,17 @@ class IncrementalEncoder:
                 break
             commit = i + 1
         if commit == 0:
-            self._buf = buf
+            self._keep(buf)
             return []
         cut = spans[commit - 1][1]
         pieces = [text[s:e].encode("utf-8", "surrogateescape") for s, e in spans[:commit]]
-        self._buf = text[cut:].encode("utf-8", "surrogateescape") + tail
+        self._keep(text[cut:].encode("utf-8", "surrogateescape") + tail)
         return list(self._enc._core.encode_pieces(pieces))
 
     def _rest(self) -> list[int]:
         if self._stream is not None:
             return list(self._stream.tokens())
-        return self._enc.encode_bytes(self._buf)
+        return self._enc.encode_bytes(self._take_buffer())
 
     def tokens(self) -> list[int]:
         """The exact BPE tokenization of everything fed so far (emitted tokens + the provisional rest)."""
@@ -122,9 +174,10 @@ class IncrementalEncoder:
         """Close the stream and return the tokens not emitted yet."""
         if self._finished:
             raise RuntimeError("finish: this encoder is already finished")
-        out = list(self._stream.finish()) if self._stream is not None else self._enc.encode_bytes(self._buf)
+        out = list(self._stream.finish()) if self._stream is not None else self._enc.encode_bytes(self._take_buffer())
         self._finished = True
-        self._buf = b""
+        if self._stream is None:
+            self._keep(b"")
         self._emitted.extend(out)
         return out
 
@@ -133,4 +186,4 @@ class IncrementalEncoder:
         """Bytes fed but not yet covered by an emitted token (the delay of the eager output)."""
         if self._stream is not None:
             return int(self._stream.pending)
-        return len(self._buf)
+        return self._pending
