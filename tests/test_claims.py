@@ -99,5 +99,21 @@ def test_run_claim_times_out(toy_papers):
 def test_run_claim_unknown_budget(toy_papers):
     with pytest.raises(ValueError, match="budget"):
         run_claim("alpha", "boom", budget="huge")
-    rec = run_claim("alpha", "boom", budget="full")  # declared budget names only smoke/small for this claim
-    assert rec["verdict"] == "error" and "no 'full' budget" in rec["reason"]
+    rec = run_claim("alpha", "boom", budget="full")  # the check declares only smoke/small: never run, never faked
+    assert rec["verdict"] == "unsupported" and "no 'full' budget declared" in rec["reason"]
+    assert rec["error"] is None and rec["provenance"] and rec["seeds"] == [0]
+
+
+def test_a_check_cannot_swallow_its_timeout(toy_papers):
+    rec = run_claim("gamma", "swallows", budget="smoke", timeout=0.3)  # the check wraps its sleep in except Exception
+    assert rec["verdict"] == "error" and rec["timed_out"]
+    assert "timed out after 0.3 s" in rec["reason"] and rec["duration_s"] < 5
+
+
+def test_timeout_stops_a_local_sweep_at_once(toy_papers):
+    from icml26.runner import LocalPoolMapper
+
+    # 8 points of 2 s on 2 workers would take 8 s; the timeout must end the claim (and its pool) at ~1 s
+    rec = run_claim("gamma", "slow_map", budget="smoke", timeout=1.0, mapper=LocalPoolMapper(2))
+    assert rec["verdict"] == "error" and rec["timed_out"]
+    assert rec["duration_s"] < 6

@@ -18,7 +18,7 @@ def test_list_json(cli, toy_papers):
     res = cli.invoke(main, ["list", "--json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
-    assert [r["slug"] for r in rows] == ["alpha", "beta"]
+    assert [r["slug"] for r in rows] == ["alpha", "beta", "gamma"]
     assert rows[0]["claims"] == 4 and rows[1]["missing"] == ["gpu"]
 
 
@@ -89,3 +89,37 @@ def test_default_run_skips_papers_with_missing_extras(cli, toy_papers, tmp_path)
     res = cli.invoke(main, ["reproduce", "--executor", "serial", "--timeout", "0.5", "--out", str(tmp_path)])
     assert "skipping beta needs the optional extra(s) gpu" in res.output
     assert res.exit_code == 1  # alpha:boom raises
+
+
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "0"]])
+def test_bad_seed_or_timeout_is_a_usage_error(cli, toy_papers, tmp_path, args):
+    res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(tmp_path), *args])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_budget_full_without_a_full_budget_is_unsupported_not_an_error(cli, toy_papers, tmp_path):
+    res = cli.invoke(main, ["reproduce", "alpha", "--budget", "full", "--executor", "serial", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "4 unsupported" in res.output
+
+
+def test_list_shows_each_claim_at_its_largest_budget(cli, toy_papers, tmp_path):
+    out = str(tmp_path)
+    for budget in ("small", "smoke"):  # a later smoke run must not hide the small verdict
+        cli.invoke(main, ["reproduce", "alpha:mean_is_small", "--budget", budget, "--executor", "serial", "--out", out])
+    from icml26.store import ResultStore
+
+    recs = list(ResultStore(out).read())
+    assert [r["budget"] for r in recs] == ["small", "smoke"]
+    rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out]).output)
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[0]["verdict"]}
+    rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out, "--budget", "smoke"]).output)
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[1]["verdict"]}
+
+
+def test_reproduce_keeps_matplotlib_cache_in_out(cli, toy_papers, tmp_path, monkeypatch):
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(tmp_path)])
+    assert res.exit_code == 0
+    assert os.environ["MPLCONFIGDIR"] == str(tmp_path.resolve() / "cache" / "matplotlib")

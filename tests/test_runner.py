@@ -83,3 +83,18 @@ def test_process_executor_with_one_job_fans_out_ctx_map(toy_papers):
         ex.shutdown(wait=True)
     serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
     assert rec["verdict"] == "holds" and rec["measured"] == serial["measured"]
+
+
+def test_a_dying_worker_fails_only_its_own_claim(toy_papers, monkeypatch):
+    monkeypatch.setenv("ICML26_TOY_DIE", "1")  # gamma:dies calls os._exit in its worker
+    tasks = [Task("gamma", "dies"), *_tasks("mean_is_small", "always_wrong", "boom")]
+    ex = make_executor("process", jobs=2)
+    try:
+        recs = list(run_tasks(tasks, ex, timeout=60.0))
+    finally:
+        ex.shutdown(wait=True)
+    by = {r["claim"]: r for r in recs}
+    assert len(recs) == 4
+    assert by["dies"]["verdict"] == "error" and "died again when run alone" in by["dies"]["reason"]
+    assert by["mean_is_small"]["verdict"] == "holds" and by["always_wrong"]["verdict"] == "fails"
+    assert by["boom"]["verdict"] == "error" and "kaboom" in by["boom"]["reason"]  # its own error, not the pool's

@@ -82,3 +82,13 @@ def test_single_thread_limits_and_restores():
 def test_bootstrap_of_three_values_is_min_max():
     e = stats.bootstrap_ci([-0.01, 0.02, 0.5], seed=0)
     assert (e.lo, e.hi) == (-0.01, 0.5)  # documented: few seeds give a [min, max] interval
+
+
+def test_loglog_slope_of_a_constant_is_exactly_zero():
+    from icml26.common.stats import loglog_slope
+
+    est = loglog_slope([1, 2, 4, 8], [3.0, 3.0, 3.0, 3.0])  # an exact fit: no spread, not an undefined CI
+    assert (est.value, est.lo, est.hi) == (0.0, 0.0, 0.0)
+    assert est.excludes(-0.5)
+    with pytest.raises(ValueError, match="distinct"):
+        loglog_slope([2, 2, 2], [1, 2, 3])

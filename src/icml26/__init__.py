@@ -9,7 +9,12 @@ Importing this package imports neither torch nor any paper; use ``icml26.papers.
 
 from __future__ import annotations
 
+import logging
+
 from icml26.registry import PaperInfo, get_paper, list_papers
+
+# a library logs, the application decides where it goes (no "last resort" printing to stderr)
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 

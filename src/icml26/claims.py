@@ -59,8 +59,12 @@ class Verdict(str, enum.Enum):
         return self.value
 
 
-class ClaimTimeout(Exception):
-    """Raised inside a check when its budget's timeout has passed."""
+class ClaimTimeout(BaseException):
+    """Raised inside a check when its budget's timeout has passed.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so that a check's own ``except Exception`` cannot swallow it;
+    the harness also re-raises it after the check returns if the alarm fired meanwhile.
+    """
 
 
 @dataclass(frozen=True)
@@ -239,8 +243,10 @@ class _Alarm:
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
         self.armed = False
+        self.fired = False
 
     def _fire(self, signum: int, frame: Any) -> None:  # pragma: no cover - exercised by the timeout test
+        self.fired = True
         raise ClaimTimeout(f"timed out after {self.seconds:g} s")
 
     def __enter__(self) -> _Alarm:
@@ -295,16 +301,21 @@ def run_claim(
     c0 = time.process_time()
     try:
         claim = registry.load_claim(info.slug, claim_id)
-        if budget not in claim.budgets:
-            raise LookupError(f"claim {info.slug}/{claim_id} has no {budget!r} budget (has {sorted(claim.budgets)})")
+        if budget not in claim.budgets:  # e.g. --budget full for a claim that the paper makes only at CPU scale
+            record.update(ClaimResult(Verdict.UNSUPPORTED, reason=(
+                f"no {budget!r} budget declared for this claim (it has {', '.join(sorted(claim.budgets))})")).to_dict())
+            record.update({"seeds": [seed], "config": None, "error": None})
+            return _finish(record, t0, c0)
         b = claim.budgets[budget]
         seeds = derive_seeds(seed, n_seeds if n_seeds is not None else b.seeds)
         record["seeds"] = list(seeds)
         record["config"] = jsonable(b.config)
         seed_everything(seed)
         ctx = Context(seeds=seeds, budget=budget, mapper=mapper)
-        with _Alarm(timeout):
+        with _Alarm(timeout) as alarm:
             result = claim.check(b.config, ctx)
+        if alarm.fired:  # the check caught the timeout (e.g. a bare ``except:``) and returned anyway
+            raise ClaimTimeout(f"timed out after {timeout:g} s")
         if not isinstance(result, ClaimResult):
             raise TypeError(f"check returned {type(result).__name__}, expected ClaimResult")
         if result.verdict is Verdict.ERROR:
@@ -331,6 +342,13 @@ def run_claim(
         )
         record.setdefault("seeds", [seed])
         record.setdefault("config", None)
+    return _finish(record, t0, c0)
+
+
+def _finish(record: dict[str, Any], t0: float, c0: float) -> dict[str, Any]:
+    """Add times, provenance and peak memory to a claim record; check that it serialises."""
+    from icml26 import provenance
+
     record["duration_s"] = round(time.perf_counter() - t0, 4)
     record["cpu_s"] = round(time.process_time() - c0, 4)
     record["finished_at"] = provenance.utc_now()

@@ -33,17 +33,39 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False)
 
 
+MAX_TIMEOUT_S = 7 * 86400.0
+#: Ray's unix sockets live under its temp dir and must stay under 108 bytes: longer --out paths keep Ray's default
+RAY_TMPDIR_MAX = 48
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and value != value:  # NaN passes click's range check
+        raise click.BadParameter("must be a number, not nan")
+    return value
+
+
 def _fail(msg: str) -> NoReturn:
     click.echo(f"Error: {msg}", err=True)
     sys.exit(2)
 
 
-def _latest_verdicts(out: Path) -> dict[str, dict[str, str]]:
+def _latest_verdicts(out: Path, budget: str | None = None) -> dict[str, dict[str, str]]:
+    """Per paper and claim, the verdict of the latest run at ``budget``; None: at the largest budget run so far
+    (a later smoke run does not hide a small one)."""
     from icml26.store import ResultStore
 
-    latest: dict[str, dict[str, str]] = {}
+    rank = {b: i for i, b in enumerate(BUDGET_NAMES)}
+    best: dict[tuple[str, str], tuple[int, str]] = {}
     for r in ResultStore(out).read():
-        latest.setdefault(r["paper"], {})[r["claim"]] = r["verdict"]
+        b = r.get("budget", "smoke")
+        if budget is not None and b != budget:
+            continue
+        key = (r["paper"], r["claim"])
+        if key not in best or rank.get(b, -1) >= best[key][0]:
+            best[key] = (rank.get(b, -1), r["verdict"])
+    latest: dict[str, dict[str, str]] = {}
+    for (paper, claim), (_, verdict) in best.items():
+        latest.setdefault(paper, {})[claim] = verdict
     return latest
 
 
@@ -60,7 +82,9 @@ def main(verbose: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--markdown", is_flag=True, help="The paper index table of the README.")
 @click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Results folder to read verdicts from.")
-def list_cmd(as_json: bool, markdown: bool, out: str) -> None:
+@click.option("--budget", type=click.Choice(BUDGET_NAMES), default=None,
+              help="Verdicts at this budget (default: each claim at the largest budget it was run at).")
+def list_cmd(as_json: bool, markdown: bool, out: str, budget: str | None) -> None:
     """Every paper: id, slug, title, tier, number of claims, latest verdicts."""
     try:
         papers = registry.list_papers()
@@ -69,7 +93,7 @@ def list_cmd(as_json: bool, markdown: bool, out: str) -> None:
     if markdown:
         click.echo(registry.index_markdown(papers), nl=False)
         return
-    latest = _latest_verdicts(Path(out))
+    latest = _latest_verdicts(Path(out), budget)
     rows = [
         {"id": p.id, "slug": p.slug, "title": p.title, "tier": p.tier, "claims": len(p.claims),
          "requires": list(p.requires), "missing": registry.missing_requirements(p), "verdicts": latest.get(p.slug, {})}
@@ -158,12 +182,13 @@ def _resolve_targets(targets: tuple[str, ...]) -> tuple[list[tuple[str, str]], l
 @click.argument("targets", nargs=-1)
 @click.option("--budget", type=click.Choice(BUDGET_NAMES), default="smoke", show_default=True, help="How much compute each claim gets.")
 @click.option("--seeds", type=click.IntRange(min=1), default=None, help="Number of seeds per claim (default: the budget's).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Base seed.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Base seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Claims run at once (default: cores).")
 @click.option("--executor", type=click.Choice(["serial", "process", "ray"]), default="process", show_default=True)
 @click.option("--address", default=None, help="Ray cluster address to join (with --executor ray).")
 @click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Output folder.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per claim (default: 120 smoke, 900 small, none full).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), default=None,
+              callback=_finite, help="Seconds per claim (default: 120 smoke, 900 small, none full; at most a week).")
 def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: int, jobs: int | None, executor: str,
               address: str | None, out: str, timeout: float | None) -> None:
     """Run the claims of TARGETS (slugs, or SLUG:CLAIM; default: every paper) and write the report.
@@ -185,8 +210,13 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
         store.ensure_writable()
     except OSError as exc:
         _fail(f"cannot write to --out {out!r}: {exc.strerror or exc}")
-    # caches that methods keep (e.g. inc_bpe's vocabulary preprocessing) stay inside the output folder during a run
-    os.environ.setdefault("ICML26_CACHE_DIR", str(Path(out).resolve() / "cache"))
+    # caches that methods keep (e.g. inc_bpe's vocabulary preprocessing), matplotlib's font cache and a local Ray
+    # cluster's session files stay inside the output folder during a run (workers inherit the environment)
+    cache = Path(out).resolve() / "cache"
+    os.environ.setdefault("ICML26_CACHE_DIR", str(cache))
+    os.environ.setdefault("MPLCONFIGDIR", str(cache / "matplotlib"))
+    if executor == "ray" and not address and len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
+        os.environ.setdefault("RAY_TMPDIR", str(cache / "ray"))
     err = _console(stderr=True)
     for w in warnings:
         err.print(f"[yellow]{w}[/]")

@@ -31,6 +31,7 @@ class FigureData:
             raise ValueError(f"figure name must match {_NAME.pattern}, got {self.name!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form: the SVG as text, the PNG as base64."""
         return {"name": self.name, "caption": self.caption, "svg": self.svg, "png_b64": base64.b64encode(self.png).decode()}
 
     @classmethod

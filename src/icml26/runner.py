@@ -16,6 +16,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +80,9 @@ class RayExecutor(cf.Executor):
             if address is None:
                 # keep a local cluster on loopback (Ray advertises the NIC address otherwise)
                 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+                # a token in the environment: Ray would otherwise write a new one to ~/.ray/auth_token
+                if not any(v in os.environ for v in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")):
+                    os.environ["RAY_AUTH_TOKEN"] = uuid.uuid4().hex
                 ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -139,8 +143,14 @@ class LocalPoolMapper:
         if self.width <= 1 or len(items) <= 1 or not _picklable(fn):
             return [fn(x) for x in items]
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(min(self.width, len(items)), mp_context=ctx, initializer=_limit_threads, initargs=(1,)) as ex:
-            return list(ex.map(fn, items))
+        ex = cf.ProcessPoolExecutor(min(self.width, len(items)), mp_context=ctx, initializer=_limit_threads, initargs=(1,))
+        try:
+            out = list(ex.map(fn, items))
+        except BaseException:  # the claim's timeout (or an error) stops the sweep now, not after the queued points
+            _kill(ex)
+            raise
+        ex.shutdown(wait=True)
+        return out
 
 
 def _picklable(fn: Callable[[Any], Any]) -> bool:
@@ -188,33 +198,79 @@ def run_tasks(
     """Run ``tasks`` on ``executor`` and yield each record as it finishes (serial: in order).
 
     ``timeout`` (seconds per claim) is enforced inside the worker; the driver additionally gives up on workers that
-    have not answered ``GRACE_S`` after every claim could have run, and yields error records for them.
+    have not answered ``GRACE_S`` after every claim could have run, and yields error records for them. When a worker
+    process dies (a crash, the OOM killer), a process pool breaks and fails every claim it held; those claims are
+    then run again one at a time, each in a fresh process, so that only the claim that kills its process gets the
+    error.
     """
     fan_out = isinstance(executor, RayExecutor)
     width = 1
     if isinstance(executor, cf.ProcessPoolExecutor):  # cores left idle by running fewer claims at once go to ctx.map
         width = max(1, (os.cpu_count() or 1) // max(1, getattr(executor, "_max_workers", 1)))
     pending: dict[cf.Future, Task] = {}
+    broken: list[Task] = []
     for t in tasks:
-        fut = executor.submit(_execute, t, timeout, fan_out, width)
+        try:
+            fut = executor.submit(_execute, t, timeout, fan_out, width)
+        except BrokenProcessPool:
+            broken.append(t)
+            continue
         if fut.done():
             yield _record_of(fut, t)
         else:
             pending[fut] = t
-    if not pending:
-        return
-    slots = max(1, getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
-    deadline = None if timeout is None else (timeout + GRACE_S) * (len(pending) / slots + 1)
-    t0 = time.monotonic()
+    if pending:
+        deadline = None if timeout is None else (timeout + GRACE_S) * (len(pending) / _slots(executor) + 1)
+        t0 = time.monotonic()
+        try:
+            for fut in cf.as_completed(pending, timeout=deadline):
+                t = pending.pop(fut)
+                if isinstance(fut.exception(), BrokenProcessPool):
+                    broken.append(t)
+                else:
+                    yield _record_of(fut, t)
+        except cf.TimeoutError:
+            waited = time.monotonic() - t0
+            for fut, t in list(pending.items()):
+                fut.cancel()
+                yield error_record(t, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)", timed_out=True)
+            _kill(executor)
+    for t in broken:
+        log.warning("a worker process died; running %s:%s again in a process of its own", t.paper, t.claim)
+        yield _run_isolated(t, timeout, width)
+
+
+def _slots(executor: cf.Executor) -> int:
+    """How many claims ``executor`` runs at once (a Ray cluster: its CPUs, not this machine's)."""
+    if isinstance(executor, RayExecutor):
+        try:
+            return max(1, int(executor._ray.cluster_resources().get("CPU", 1)))
+        except Exception:  # noqa: BLE001 - a cluster that cannot say: fall back to this machine
+            return os.cpu_count() or 1
+    return max(1, getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+
+
+def _run_isolated(task: Task, timeout: float | None, width: int) -> dict[str, Any]:
+    """Run one claim in a fresh single-worker process pool; a dying process gives this claim an error record."""
+    ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads,
+                                initargs=(max(1, (os.cpu_count() or 1)),))
     try:
-        for fut in cf.as_completed(pending, timeout=deadline):
-            yield _record_of(fut, pending.pop(fut))
-    except cf.TimeoutError:
-        waited = time.monotonic() - t0
-        for fut, t in list(pending.items()):
-            fut.cancel()
-            yield error_record(t, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)", timed_out=True)
-        _kill(executor)
+        fut = ex.submit(_execute, task, timeout, False, width)
+        try:
+            rec = fut.result(timeout=None if timeout is None else timeout + GRACE_S)
+        except BrokenProcessPool:
+            rec = error_record(task, "the worker process died while running this claim (a crash or the out-of-memory "
+                                     "killer); it died again when run alone")
+        except cf.TimeoutError:
+            rec = error_record(task, f"no answer from the worker after {timeout:g} s + {GRACE_S:g} s", timed_out=True)
+        except BaseException as exc:  # noqa: BLE001 - anything else is this claim's error
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            rec = error_record(task, f"worker failed: {type(exc).__name__}: {exc}",
+                               tb="".join(traceback.format_exception(exc)))
+    finally:
+        _kill(ex)
+    return rec
 
 
 def _record_of(fut: cf.Future, task: Task) -> dict[str, Any]:

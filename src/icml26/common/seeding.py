@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ def spawn_seeds(seed: int, n: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
-def torch_generator(seed: int):  # -> torch.Generator (torch imported lazily)
+def torch_generator(seed: int) -> Any:  # a torch.Generator (torch imported lazily, so not named in the hint)
     """A CPU ``torch.Generator`` seeded with ``seed``."""
     import torch
 

@@ -111,6 +111,12 @@ def loglog_slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarra
         raise ValueError("x and y must be positive and finite")
     lx, ly = np.log(xa), np.log(ya)
     _check_level(level)
+    if np.ptp(lx) == 0:
+        raise ValueError("x must take at least two distinct values for a slope")
     res = sst.linregress(lx, ly)
+    stderr = float(res.stderr)
+    if not np.isfinite(stderr):  # scipy gives nan for a constant y: an exact fit, slope 0 with no spread
+        resid = ly - (res.intercept + res.slope * lx)
+        stderr = 0.0 if np.allclose(resid, 0.0, atol=1e-12) else stderr
     t = sst.t.ppf(0.5 + level / 2.0, lx.size - 2)
-    return Estimate(float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr), level)
+    return Estimate(float(res.slope), float(res.slope - t * stderr), float(res.slope + t * stderr), level)
