@@ -69,9 +69,9 @@ def test_ptas_within_one_minus_eps_of_reference():
 
 
 def test_ptas_grid_size_counts():
-    units, count = ptas_grid_size(5, 0.5)  # N = 4: compositions of 4 into <= 4 parts = 2^3
+    units, count = ptas_grid_size(5, eps=0.5)  # N = 4: compositions of 4 into <= 4 parts = 2^3
     assert units == 4 and count == 8
-    assert ptas_grid_size(100, 0.1) == (20, 2**19)
+    assert ptas_grid_size(100, eps=0.1) == (20, 2**19)
 
 
 def test_greedy_buckets_against_brute_force_subsets():
@@ -117,3 +117,56 @@ def test_bad_input_algorithms():
         optimal_allocation_reference(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="support must be non-empty"):
         equal_split(3, [])
+
+
+@pytest.mark.parametrize("eps", [0, 0.0, -1, 1.0, 2])
+def test_ptas_grid_size_rejects_bad_eps(eps):
+    with pytest.raises(ValueError, match="eps must lie in"):
+        ptas_grid_size(5, eps=eps)
+
+
+def test_ptas_grid_size_eps_is_keyword_only_and_n_checked():
+    with pytest.raises(TypeError):
+        ptas_grid_size(5, 0.5)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        ptas_grid_size(0, eps=0.5)
+    with pytest.raises(TypeError, match="n must be an int"):
+        ptas_grid_size(2.5, eps=0.5)
+
+
+@pytest.mark.parametrize(("kw", "exc", "msg"), [({"chunk": 0}, ValueError, "chunk must be >= 1"),
+                                                ({"chunk": 1.5}, TypeError, "chunk must be an int"),
+                                                ({"max_evaluations": 0}, ValueError, "max_evaluations must be >= 1")])
+def test_ptas_single_rejects_bad_chunk_and_limit(kw, exc, msg):
+    with pytest.raises(exc, match=msg):
+        ptas_single([0.0, 1.0], eps=0.5, **kw)
+
+
+def test_ptas_single_chunk_does_not_change_the_result():
+    mu = np.random.default_rng(5).uniform(0, 0.5, 5)
+    a, b = ptas_single(mu, eps=0.3, chunk=1), ptas_single(mu, eps=0.3)
+    assert a.value == b.value and np.array_equal(a.sigma, b.sigma)
+
+
+@pytest.mark.parametrize("x", [[np.nan, 1.0], [np.inf, 0.0], [], [[1.0, 2.0]]])
+def test_project_to_sphere_rejects_bad_x(x):
+    with pytest.raises(ValueError, match="x must be"):
+        project_to_sphere(x)
+
+
+def test_equal_split_rejects_non_integers():
+    with pytest.raises(TypeError, match="support must be a 1-D collection of integer"):
+        equal_split(3, [0.7, 1.9])
+    with pytest.raises(TypeError, match="n must be an int"):
+        equal_split(3.0, [0, 1])
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        equal_split(0, [0])
+    with pytest.raises(ValueError, match="outside"):
+        equal_split(3, [0, 3])
+    assert np.allclose(equal_split(3, np.array([2, 0])), [2**-0.5, 0.0, 2**-0.5])
+
+
+@pytest.mark.parametrize("levels", [(1.7,), (1, 2.0), (True,), "12"])
+def test_greedy_buckets_rejects_non_integer_levels(levels):
+    with pytest.raises(TypeError, match="levels must"):
+        greedy_buckets([0.0, 1.0, 0.5], levels=levels)

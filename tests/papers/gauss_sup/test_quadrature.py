@@ -164,3 +164,18 @@ def test_bad_input_monte_carlo():
         mc_expected_max([0.0, 0.0], cov=np.eye(3), seed=0)
     with pytest.raises(ValueError, match="sets must be given"):
         mc_expected_sum_max([0.0], [1.0], seed=0)
+
+
+@pytest.mark.parametrize(("batch", "exc"), [(0, ValueError), (-5, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_monte_carlo_rejects_bad_batch(batch, exc):
+    # batch = 0 used to loop forever (the block loop never advanced)
+    with pytest.raises(exc, match="batch must be an int >= 1"):
+        mc_expected_max([0.0, 1.0], [1.0, 1.0], n_samples=10, seed=0, batch=batch)
+    with pytest.raises(exc, match="batch must be an int >= 1"):
+        mc_expected_sum_max([0.0, 1.0], [1.0, 1.0], [[0, 1]], n_samples=10, seed=0, batch=batch)
+
+
+def test_monte_carlo_batch_does_not_change_the_draws():
+    a = mc_expected_max([0.0, 0.5], [1.0, 0.3], n_samples=1000, seed=4, batch=7)
+    b = mc_expected_max([0.0, 0.5], [1.0, 0.3], n_samples=1000, seed=4, batch=1000)
+    assert a.n_samples == b.n_samples == 1000 and a.value == pytest.approx(b.value, rel=1e-12)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from icml26.papers.glu_ntk import (
     ACTIVATIONS,
     GATED,
+    RegressionTask,
     TwoLayerMLP,
     count_params,
     digits_split,
@@ -66,8 +67,9 @@ def test_lecun_init_and_seeding():
 
 
 @pytest.mark.parametrize("kind", ["relu", "swiglu"])
-@pytest.mark.parametrize("seed", [0, None])
+@pytest.mark.parametrize("seed", [0, "generator"])
 def test_building_a_model_leaves_the_global_torch_rng_alone(kind, seed):
+    seed = torch.Generator().manual_seed(3) if seed == "generator" else seed
     before = torch.get_rng_state()
     net = make_mlp(kind, in_dim=6, width=8, seed=seed, bias=True)
     assert torch.equal(torch.get_rng_state(), before)
@@ -83,19 +85,30 @@ def test_gated_forward_is_gate_times_activation():
 
 def test_model_rejects_bad_arguments():
     with pytest.raises(ValueError, match="kind must be one of"):
-        TwoLayerMLP("tanh", in_dim=2, hidden=2)
+        TwoLayerMLP("tanh", in_dim=2, hidden=2, seed=0)
     with pytest.raises(ValueError, match="hidden must be >= 1"):
-        TwoLayerMLP("relu", in_dim=2, hidden=0)
+        TwoLayerMLP("relu", in_dim=2, hidden=0, seed=0)
     with pytest.raises(TypeError, match="in_dim must be an int"):
-        TwoLayerMLP("relu", in_dim=2.0, hidden=2)
+        TwoLayerMLP("relu", in_dim=2.0, hidden=2, seed=0)
     with pytest.raises(TypeError, match="seed must be"):
         TwoLayerMLP("relu", in_dim=2, hidden=2, seed="x")
     with pytest.raises(TypeError, match="dtype"):
-        TwoLayerMLP("relu", in_dim=2, hidden=2, dtype=torch.int64)
+        TwoLayerMLP("relu", in_dim=2, hidden=2, seed=0, dtype=torch.int64)
     with pytest.raises(ValueError, match="width must be >= 1"):
         matched_glu_width(0, in_dim=3)
     with pytest.raises(ValueError, match="width must be >= 1"):
-        make_mlp("reglu", in_dim=3, width=-2)
+        make_mlp("reglu", in_dim=3, width=-2, seed=0)
+
+
+def test_seed_is_required_so_default_builds_are_reproducible():
+    with pytest.raises(TypeError, match="seed"):
+        TwoLayerMLP("relu", in_dim=2, hidden=2)  # no OS-entropy default any more
+    with pytest.raises(TypeError, match="seed"):
+        make_mlp("reglu", in_dim=2, width=4)
+    with pytest.raises(TypeError, match="seed must be an int or a torch.Generator"):
+        make_mlp("reglu", in_dim=2, width=4, seed=None)
+    a, b = (make_mlp("reglu", in_dim=4, width=6, seed=torch.Generator().manual_seed(5)) for _ in range(2))
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
 
 
 def test_regression_training_lowers_the_loss_and_is_deterministic():
@@ -113,7 +126,7 @@ def test_regression_training_lowers_the_loss_and_is_deterministic():
 
 def test_digits_split_and_classifier():
     data = digits_split(seed=0, n_max=300)
-    Xtr, ytr, Xte, yte = data
+    Xtr, ytr, Xte, _yte = data
     assert Xtr.shape[1] == 64 and Xtr.shape[0] + Xte.shape[0] == 300
     assert 0.0 <= float(Xtr.min()) <= float(Xtr.max()) <= 1.0
     assert set(ytr.tolist()) == set(range(10))
@@ -125,6 +138,38 @@ def test_digits_split_and_classifier():
         digits_split(test_fraction=1.5, seed=0)
     with pytest.raises(ValueError, match="epochs must be"):
         train_classifier(make_mlp("relu", in_dim=64, width=4, out_dim=10, seed=0), data, epochs=0, seed=0)
+
+
+def test_regression_task_rejects_non_finite_and_mismatched_data():
+    X, y = torch.zeros(4, 3, dtype=torch.float64), torch.zeros(4, dtype=torch.float64)
+    bad_y = y.clone()
+    bad_y[1] = float("nan")
+    with pytest.raises(ValueError, match="y must be finite"):
+        RegressionTask(X=X, y=bad_y)
+    bad_X = X.clone()
+    bad_X[2, 0] = float("inf")
+    with pytest.raises(ValueError, match="X must be finite"):
+        RegressionTask(X=bad_X, y=y)
+    with pytest.raises(ValueError, match="y must have shape"):
+        RegressionTask(X=X, y=torch.zeros(5, dtype=torch.float64))
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        RegressionTask(X=torch.zeros(4, dtype=torch.float64), y=y)
+    with pytest.raises(TypeError, match="y must be a floating-point"):
+        RegressionTask(X=X, y=torch.zeros(4, dtype=torch.int64))
+    with pytest.raises(TypeError, match="task must be a RegressionTask"):
+        train_regression(make_mlp("relu", in_dim=3, width=4, seed=0), (X, y), lr=0.1, epochs=1, batch_size=4,
+                         seed=0)
+
+
+def test_data_and_training_helpers_require_an_int_seed():
+    with pytest.raises(TypeError, match="seed must be an int"):
+        gaussian_regression_task(4, 2, seed=None)
+    task = gaussian_regression_task(8, 2, seed=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        train_regression(make_mlp("relu", in_dim=2, width=4, seed=0), task, lr=0.1, epochs=1, batch_size=4,
+                         seed=None)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        digits_split(seed=None)
 
 
 def test_regression_training_rejects_multi_output_models():

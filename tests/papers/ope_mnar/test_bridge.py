@@ -70,3 +70,24 @@ def test_relevance_p_values_are_uniform_under_irrelevance():
 def test_empty_cell_gives_a_refusing_fit():
     fit = fit_bridge(np.zeros((0, 2)), np.zeros((0, 1)), np.zeros((0, 1)), np.zeros(0), ridge=1e-6)
     assert fit.n_complete == 0 and fit.shadow_F == 0.0 and np.all(fit.beta == 0)
+
+
+def test_bad_arguments_are_rejected_by_name():
+    W, X, U, r, _ = _design(n=50)
+    for ridge in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="ridge"):
+            fit_bridge(W, X, U, r, ridge=ridge)
+    with pytest.raises(TypeError, match="ridge"):
+        fit_bridge(W, X, U, r, ridge="0.1")
+    r_nan = r.copy()
+    r_nan[3] = np.nan
+    with pytest.raises(ValueError, match="r must be finite"):
+        fit_bridge(W, X, U, r_nan, ridge=1e-6)
+    with pytest.raises(ValueError, match="X must have one row per row of W"):
+        fit_bridge(W, X[:-1], U, r, ridge=1e-6)
+    with pytest.raises(ValueError, match="r must have one row"):
+        fit_bridge(W, X, U, r[:-1], ridge=1e-6)
+    with pytest.raises(ValueError, match="U must be 2-D"):
+        fit_bridge(W, X, U[:, 0], r, ridge=1e-6)
+    with pytest.raises(TypeError, match="W must be numeric"):
+        fit_bridge(W.astype(object), X, U, r, ridge=1e-6)

@@ -211,3 +211,68 @@ def test_bootstrap_interval_is_seeded_and_brackets_the_estimate():
         est.estimate_interval(pol, n_boot=1)
     sub = d.take(np.r_[np.arange(400), 0])
     assert sub.n == 401 and np.array_equal(sub.states[400], d.states[0])
+
+
+def test_fitted_q_evaluation_rejects_bad_arguments():
+    d = MNARSimulator().sample(100, seed=0)
+    pol, y = LogisticPolicy((0.0, 1.0)), np.zeros((100, 3))
+    for ridge in (-0.5, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="ridge"):
+            fitted_q_evaluation(d, y, pol, ridge=ridge)
+    with pytest.raises(ValueError, match="features"):
+        fitted_q_evaluation(d, y, pol, features="quartic")
+    with pytest.raises(TypeError, match="data"):
+        fitted_q_evaluation(d.states, y, pol)
+
+
+def test_bootstrap_skips_resamples_without_an_observed_reward():
+    """Only trajectory 0 records its last reward: about (1 − 1/n)^n ≈ 36% of resamples miss it and are skipped."""
+    d = MNARSimulator().sample(40, seed=1)
+    obs = d.observed.copy()
+    obs[:, 2] = False
+    obs[0, 2] = True
+    sparse = Trajectories(d.states, d.actions, np.where(obs, d.full_rewards, np.nan), obs)
+    est = CompleteCaseFQE().fit(sparse)
+    v, lo, hi = est.estimate_interval(LogisticPolicy((0.0, 1.0)), n_boot=30)
+    assert 0 < est.n_boot_skipped_ < 30 and lo <= hi and np.isfinite([v, lo, hi]).all()
+
+
+class _HalfUnidentified(ShadowBridgeFQE):
+    """Every other fit is flagged unidentified and given absurd pseudo-rewards (1000): they must not reach the interval."""
+
+    fits = 0
+
+    def _pseudo_rewards(self, data):
+        out = super()._pseudo_rewards(data)
+        type(self).fits += 1
+        if type(self).fits % 2 == 0:
+            self.identified_ = False
+            return np.full_like(out, 1000.0)
+        return out
+
+
+def test_bootstrap_skips_unidentified_resamples():
+    d = MNARSimulator().sample(400, seed=6)
+    _HalfUnidentified.fits = 0
+    est = _HalfUnidentified().fit(d)  # fit 1: identified
+    v, lo, hi = est.estimate_interval(LogisticPolicy((0.0, 1.0), 0.0, 1.0), n_boot=20)
+    assert est.n_boot_skipped_ == 10 and hi < 100 and lo < v < hi
+
+
+def test_bootstrap_interval_is_reproducible_by_default():
+    d = MNARSimulator().sample(300, seed=7)
+    pol = LogisticPolicy((0.0, 1.0), 0.0, 1.0)
+    est = ShadowBridgeFQE()
+    assert est.random_state == 0 and all(E().random_state == 0 for E in (OracleFQE, CompleteCaseFQE, MARIPWFQE))
+    est.fit(d)
+    assert est.estimate_interval(pol, n_boot=10) == est.estimate_interval(pol, n_boot=10)
+    assert ShadowBridgeFQE().fit(d).estimate_interval(pol, n_boot=10) == est.estimate_interval(pol, n_boot=10)
+    other = ShadowBridgeFQE(random_state=1).fit(d).estimate_interval(pol, n_boot=10)
+    assert other != est.estimate_interval(pol, n_boot=10)
+
+
+def test_true_value_rejects_a_bad_chunk():
+    pol = LogisticPolicy((0.0, 1.0))
+    for chunk in (0, -5, 2.5, True):
+        with pytest.raises(ValueError, match="chunk"):
+            MNARSimulator().true_value(pol, n_mc=100, seed=0, chunk=chunk)

@@ -31,10 +31,13 @@ from ._quadrature import _TAIL, _nodes, _single, _as_float_vector
 __all__ = ["greedy_buckets", "ptas_grid_size", "ptas_single"]
 
 
-def ptas_grid_size(n: int, eps: float) -> tuple[int, int]:
-    """(N, number of allocations) the PTAS enumerates for n variables: Σ_{k ≤ min(n,N)} C(N−1, k−1), N = ⌈2/ε⌉."""
-    units = math.ceil(2.0 / eps - 1e-12)
-    return units, sum(math.comb(units - 1, k - 1) for k in range(1, min(n, units) + 1))
+def _check_int(value: object, name: str, *, low: int = 1) -> int:
+    """An int (not bool, not a float) >= ``low``; TypeError/ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    return int(value)
 
 
 def _check_eps(eps: object) -> float:
@@ -44,6 +47,18 @@ def _check_eps(eps: object) -> float:
     if not (0.0 < e < 1.0):
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     return e
+
+
+def ptas_grid_size(n: int, *, eps: float) -> tuple[int, int]:
+    """(N, number of allocations) the PTAS enumerates for n variables: Σ_{k ≤ min(n,N)} C(N−1, k−1), N = ⌈2/ε⌉.
+
+    Args:
+        n: number of variables (int >= 1).
+        eps: accuracy ε in (0, 1), keyword-only as in :func:`ptas_single`.
+    """
+    n = _check_int(n, "n")
+    units = math.ceil(2.0 / _check_eps(eps) - 1e-12)
+    return units, sum(math.comb(units - 1, k - 1) for k in range(1, min(n, units) + 1))
 
 
 def ptas_single(mu: object, *, eps: float, max_evaluations: int = 2_000_000, chunk: int = 4096) -> Allocation:
@@ -56,16 +71,18 @@ def ptas_single(mu: object, *, eps: float, max_evaluations: int = 2_000_000, chu
     Args:
         mu: means μ_i, shape (n,), finite.
         eps: accuracy ε in (0, 1); the target is F ≥ (1 − ε)·OPT.
-        max_evaluations: refuse (``ValueError``) when the enumeration would exceed this many allocations.
-        chunk: allocations evaluated per vectorised batch (memory ~ chunk × nodes × 8 bytes).
+        max_evaluations: refuse (``ValueError``) when the enumeration would exceed this many allocations (int >= 1).
+        chunk: allocations evaluated per vectorised batch (int >= 1; memory ~ chunk × nodes × 8 bytes).
 
     Returns:
         :class:`Allocation` with ``info = {"units": N, "k": support size, "enumerated": count}``.
     """
     m = _as_float_vector(mu, "mu")
     e = _check_eps(eps)
+    max_evaluations = _check_int(max_evaluations, "max_evaluations")
+    chunk = _check_int(chunk, "chunk")
     n = m.size
-    units, count = ptas_grid_size(n, e)
+    units, count = ptas_grid_size(n, eps=e)
     if count > max_evaluations:
         raise ValueError(f"eps={eps!r} with n={n} needs {count} allocations (> max_evaluations={max_evaluations}); "
                          "use a larger eps or raise max_evaluations")
@@ -120,7 +137,7 @@ def greedy_buckets(mu: object, sets: object | None = None, *, levels: tuple[int,
     Args:
         mu: means μ_i, shape (n,).
         sets: the family S_1..S_m (index collections); ``None`` means m = 1 with S_1 = [n].
-        levels: bucket sizes to try (each in [1, n]); default powers of two up to n, and n.
+        levels: bucket sizes to try (ints in [1, n]); default powers of two up to n, and n.
 
     Returns:
         :class:`Allocation` with ``info = {"k": best bucket, "bucket_values": {k: value}}``.
@@ -131,6 +148,11 @@ def greedy_buckets(mu: object, sets: object | None = None, *, levels: tuple[int,
     if levels is None:
         ks = sorted({2**j for j in range(int(math.log2(n)) + 1)} | {n})
     else:
+        if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+            raise TypeError(f"levels must be a sequence of ints, got {type(levels).__name__}")
+        for k in levels:
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+                raise TypeError(f"levels must hold ints (bucket sizes), got {k!r}")
         ks = sorted({int(k) for k in levels})
         if not ks or ks[0] < 1 or ks[-1] > n:
             raise ValueError(f"levels must be non-empty sizes in [1, {n}], got {levels!r}")

@@ -30,10 +30,19 @@ def _check_samples(n_samples: object) -> int:
     return int(n_samples)
 
 
+def _check_batch(batch: object) -> int:
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
+        raise TypeError(f"batch must be an int >= 1, got {type(batch).__name__} {batch!r}")
+    if batch < 1:
+        raise ValueError(f"batch must be an int >= 1, got {batch!r}")
+    return int(batch)
+
+
 def _draw(mu: np.ndarray, sigma: np.ndarray | None, cov: np.ndarray | None, n_samples: int,
           seed: int | np.random.Generator | None, batch: int) -> list[np.ndarray]:
     from icml26.common.seeding import rng
 
+    batch = _check_batch(batch)
     g = rng(seed)
     if cov is not None:
         vals, vecs = np.linalg.eigh(cov)
@@ -65,7 +74,7 @@ def mc_expected_max(mu: object, sigma: object | None = None, *, cov: object | No
         cov: covariance Σ, shape (n, n), symmetric positive semi-definite (correlated case).
         n_samples: number of draws.
         seed: seed or generator (required keyword: results are reproducible only with an explicit seed).
-        batch: draws per block (bounds memory).
+        batch: draws per block (int >= 1; bounds memory).
     """
     m, samples = _prepare(mu, sigma, cov, n_samples)
     chunks = _draw(m, samples[0], samples[1], samples[2], seed, batch)
@@ -84,7 +93,7 @@ def mc_expected_sum_max(mu: object, sigma: object | None = None, sets: object = 
         cov: covariance Σ (correlated case).
         n_samples: number of draws.
         seed: seed or generator.
-        batch: draws per block.
+        batch: draws per block (int >= 1).
     """
     m, samples = _prepare(mu, sigma, cov, n_samples)
     if sets is None:

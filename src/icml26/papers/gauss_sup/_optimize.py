@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._quadrature import _single, check_mu_sigma, check_sets
+from ._quadrature import _as_float_vector, _single, check_mu_sigma, check_sets
 
 __all__ = ["Allocation", "equal_split", "optimal_allocation_reference", "project_to_sphere", "sum_max_value"]
 
@@ -46,8 +46,12 @@ class Allocation:
 
 
 def project_to_sphere(x: np.ndarray) -> np.ndarray:
-    """Euclidean projection onto {σ ≥ 0, ‖σ‖₂ = 1}: clip at zero and renormalise (the largest entry if none is > 0)."""
-    y = np.maximum(np.asarray(x, dtype=float), 0.0)
+    """Euclidean projection onto {σ ≥ 0, ‖σ‖₂ = 1}: clip at zero and renormalise (the largest entry if none is > 0).
+
+    ``x`` must be a finite, non-empty 1-D real vector (``ValueError``/``TypeError`` naming ``x`` otherwise).
+    """
+    x = _as_float_vector(x, "x")
+    y = np.maximum(x, 0.0)
     norm = float(np.linalg.norm(y))
     if norm == 0.0:
         y = np.zeros_like(y)
@@ -77,10 +81,21 @@ def sum_max_value(mu: np.ndarray, sigma: np.ndarray, fam: list[np.ndarray]) -> f
 
 
 def equal_split(n: int, support: Sequence[int] | np.ndarray) -> np.ndarray:
-    """σ with σ_i² = 1/k on the k indices of ``support`` and 0 elsewhere (the bucket allocation of [P33])."""
-    idx = np.unique(np.asarray(support, dtype=np.intp))
-    if idx.size == 0:
+    """σ with σ_i² = 1/k on the k indices of ``support`` and 0 elsewhere (the bucket allocation of [P33]).
+
+    ``n`` is an int >= 1 and ``support`` a non-empty collection of integer indices in [0, n) (floats are refused,
+    not truncated).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    raw = np.asarray(support)
+    if raw.size == 0:
         raise ValueError("support must be non-empty")
+    if raw.ndim != 1 or not np.issubdtype(raw.dtype, np.integer):
+        raise TypeError(f"support must be a 1-D collection of integer indices, got dtype {raw.dtype}, shape {raw.shape}")
+    idx = np.unique(raw.astype(np.intp))
     if idx.min() < 0 or idx.max() >= n:
         raise ValueError(f"support has indices outside [0, {n})")
     s = np.zeros(n)

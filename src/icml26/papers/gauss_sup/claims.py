@@ -18,7 +18,7 @@ from icml26.common.stats import bootstrap_ci
 from icml26.figures import new_figure, render
 
 from ._approx import greedy_buckets, ptas_single
-from ._optimize import optimal_allocation_reference
+from ._optimize import equal_split, optimal_allocation_reference
 from ._quadrature import expected_max, expected_sum_max
 
 #: an algorithm under test: m = 1, (mu, eps) -> sigma; m > 1, (mu, sets) -> sigma
@@ -167,7 +167,7 @@ class LogNConfig:
     m_sets: tuple[int, ...] = (5, 20)
     p: float = 0.2
     restarts: int = 2
-    min_margin: float = 0.1  # bar: mean (gain ratio − uniform's gain ratio) >= 0.1, judged on its bootstrap CI
+    min_margin: float = 0.1  # bar: mean (gain ratio − best baseline's gain ratio) >= 0.1, judged on its bootstrap CI
 
 
 def log_n_bar(n: int) -> float:
@@ -177,6 +177,34 @@ def log_n_bar(n: int) -> float:
 
 def _greedy_algorithm(mu: np.ndarray, sets: list[np.ndarray]) -> np.ndarray:
     return greedy_buckets(mu, sets).sigma
+
+
+def baseline_values(mu: np.ndarray, sets: list[np.ndarray]) -> dict[str, float]:
+    """The trivial allocations of the notes (§5) on one instance: uniform, the best equal split over the top-k means
+    (k ∈ {1, 2, 4, …} ∪ {n}; k = 1 is all variance on the largest mean) and the best single variable (σ_i = 1)."""
+    n = mu.size
+    order = np.argsort(-mu, kind="stable")
+    ks = sorted({2**j for j in range(int(math.log2(n)) + 1)} | {n})
+    top_k = max(expected_sum_max(mu, equal_split(n, order[:k]), sets) for k in ks)
+    return {"uniform": expected_sum_max(mu, np.full(n, 1 / math.sqrt(n)), sets), "top_k": top_k,
+            "single": greedy_buckets(mu, sets, levels=(1,)).value}
+
+
+def log_n_verdict(rows: list[dict], *, min_margin: float, seed: int) -> tuple[Verdict, list[dict], bool, object]:
+    """Verdict rule of ``log_n_approx`` on per-instance rows (keys ``gain_ratio``, ``bar``, ``budget``, ``margin``).
+
+    FAILS when an instance's gain ratio is below the O(log n) bound or the allocation spends more than Σσ² = 1.
+    Otherwise the bound is met, but on these instances the trivial allocations meet it too, so it alone cannot tell
+    the algorithm from them: HOLDS only when the mean margin over the best trivial allocation (``margin``) has its
+    bootstrap CI at or above ``min_margin``; else INCONCLUSIVE. Returns (verdict, rows below the bound, overspent,
+    margin CI).
+    """
+    below = [r for r in rows if r["gain_ratio"] < r["bar"]]
+    over = max(r["budget"] for r in rows) > 1 + _BUDGET_TOL
+    margin = bootstrap_ci([r["margin"] for r in rows], seed=seed)
+    if below or over:
+        return Verdict.FAILS, below, over, margin
+    return (Verdict.HOLDS if margin.lo >= min_margin else Verdict.INCONCLUSIVE), below, over, margin
 
 
 def run_log_n_check(cfg: LogNConfig, ctx: Context, algorithm: MultiAlgorithm = _greedy_algorithm) -> ClaimResult:
@@ -190,31 +218,28 @@ def run_log_n_check(cfg: LogNConfig, ctx: Context, algorithm: MultiAlgorithm = _
                 val = expected_sum_max(mu, sigma, sets)
                 init = [sigma] if np.any(sigma > 0) else []
                 ref = optimal_allocation_reference(mu, sets, restarts=cfg.restarts, seed=seed, inits=init)
-                opt = max(ref.value, val)
+                bl = baseline_values(mu, sets)
+                best_bl = max(bl.values())
+                opt = max(ref.value, val, best_bl)
                 base = float(sum(mu[s].max() for s in sets))  # F(σ = 0)
-                uni = expected_sum_max(mu, np.full(n, 1 / math.sqrt(n)), sets)
-                one = greedy_buckets(mu, sets, levels=(1,)).value  # reported baseline: the best single variable
-                gr, ugr = (val - base) / (opt - base), (uni - base) / (opt - base)
-                rows.append({"seed": seed, "n": n, "m": m, "alg": val, "opt": opt, "base": base, "uniform": uni,
-                             "gain_ratio": gr, "uniform_gain_ratio": ugr, "margin": gr - ugr, "ratio": val / opt,
-                             "single_gain_ratio": (one - base) / (opt - base), "bar": log_n_bar(n),
+                gr, bgr = (val - base) / (opt - base), (best_bl - base) / (opt - base)
+                rows.append({"seed": seed, "n": n, "m": m, "alg": val, "opt": opt, "base": base,
+                             "uniform": bl["uniform"], "top_k": bl["top_k"], "single": bl["single"],
+                             "gain_ratio": gr, "baseline_gain_ratio": bgr, "margin": gr - bgr, "ratio": val / opt,
+                             "uniform_gain_ratio": (bl["uniform"] - base) / (opt - base),
+                             "top_k_gain_ratio": (bl["top_k"] - base) / (opt - base),
+                             "single_gain_ratio": (bl["single"] - base) / (opt - base), "bar": log_n_bar(n),
                              "budget": float(np.sum(sigma**2))})
-                ctx.progress(f"greedy seed={seed} n={n} m={m}: gain ratio {gr:.4f} (uniform {ugr:.4f})")
+                ctx.progress(f"greedy seed={seed} n={n} m={m}: gain ratio {gr:.4f} (best trivial {bgr:.4f})")
+    verdict, below, over, margin = log_n_verdict(rows, min_margin=cfg.min_margin, seed=ctx.seeds[0])
     gains = [r["gain_ratio"] for r in rows]
-    below = [r for r in rows if r["gain_ratio"] < r["bar"]]
-    over = max(r["budget"] for r in rows) > 1 + _BUDGET_TOL
-    margin = bootstrap_ci([r["margin"] for r in rows], seed=ctx.seeds[0])
-    if below or over or margin.hi < cfg.min_margin:
-        verdict = Verdict.FAILS
-    elif margin.lo >= cfg.min_margin:
-        verdict = Verdict.HOLDS
-    else:
-        verdict = Verdict.INCONCLUSIVE
     ci = bootstrap_ci(gains, seed=ctx.seeds[0])
+    trivial_below = sum(r["baseline_gain_ratio"] < r["bar"] for r in rows)
     fig, ax = new_figure()
     ax.scatter([r["n"] for r in rows], gains, label="algorithm gain / OPT gain")
-    ax.scatter([r["n"] for r in rows], [r["uniform_gain_ratio"] for r in rows], marker="x", label="uniform")
-    ax.scatter([r["n"] for r in rows], [r["single_gain_ratio"] for r in rows], marker="+", label="best single variable")
+    for key, mark, lab in (("uniform_gain_ratio", "x", "uniform"), ("top_k_gain_ratio", "^", "best top-k-by-mean"),
+                           ("single_gain_ratio", "+", "best single variable")):
+        ax.scatter([r["n"] for r in rows], [r[key] for r in rows], marker=mark, label=lab)
     ns = sorted(set(cfg.sizes))
     ax.plot(ns, [log_n_bar(n) for n in ns], "k--", label="bound (1−1/e)/(√2(⌊log₂n⌋+2))")
     ax.set_xscale("log"), ax.set_xlabel("n"), ax.set_ylabel("(F − F(0)) / (OPT − F(0))"), ax.legend()
@@ -222,26 +247,35 @@ def run_log_n_check(cfg: LogNConfig, ctx: Context, algorithm: MultiAlgorithm = _
         verdict=verdict,
         reason=(f"gain ratio (F − F(0))/(OPT − F(0)) min {min(gains):.4f} over {len(rows)} instances, "
                 f"{len(below)} below the O(log n) bound (bar: none; largest bound {max(r['bar'] for r in rows):.3f}); "
-                f"margin over the uniform split's gain ratio {margin} (bar: >= {cfg.min_margin}, on the CI)"
+                f"the best trivial allocation is below the bound on {trivial_below}/{len(rows)} instances, so the "
+                f"bound alone cannot tell the algorithm from it; margin over it {margin} (bar for holds: >= "
+                f"{cfg.min_margin} on the CI, else inconclusive)"
                 + ("; the allocation overspends the budget Σσ² = 1" if over else "")),
-        summary=f"gain ratio min {min(gains):.4f}, mean {ci}; margin over uniform {margin}",
+        summary=f"gain ratio min {min(gains):.4f}, mean {ci}; margin over the best trivial allocation {margin}",
         measured={"min_gain_ratio": min(gains), "mean_gain_ratio": ci.value, "mean_gain_ratio_ci": [ci.lo, ci.hi],
                   "mean_margin": margin.value, "mean_margin_ci": [margin.lo, margin.hi], "below_bound": len(below),
+                  "trivial_below_bound": int(trivial_below),
+                  "min_baseline_gain_ratio": min(r["baseline_gain_ratio"] for r in rows),
                   "min_uniform_gain_ratio": min(r["uniform_gain_ratio"] for r in rows),
+                  "min_top_k_gain_ratio": min(r["top_k_gain_ratio"] for r in rows),
                   "min_single_gain_ratio": min(r["single_gain_ratio"] for r in rows),
                   "min_ratio": min(r["ratio"] for r in rows), "max_budget": max(r["budget"] for r in rows),
                   "gain_ratio_by_n": {n: min(r["gain_ratio"] for r in rows if r["n"] == n) for n in ns}},
         rows=rows, figures=[render(fig, name="greedy_gain_ratio", caption="Gain over σ = 0 relative to OPT's: "
-                                   "greedy buckets and the uniform split")],
+                                   "the algorithm, the trivial allocations and the O(log n) bound")],
         notes="F(0) = Σ_j max_{i∈S_j} μ_i is what σ = 0 scores; judging F/OPT would be padded by it. Means U(0, 0.5); "
-              "S_j Erdős-Rényi with membership p. OPT is the reference ascent (also started from the algorithm's "
-              "allocation), a lower bound on the true OPT. Greedy includes the uniform split (bucket k = n), so its "
-              "margin over uniform is >= 0 by construction; the bar asks for 0.1. The best single variable (greedy's "
-              "k = 1 bucket) is reported, not judged: it is itself an allocation the O(log n) bound may admit.")
+              "S_j Erdős-Rényi with membership p. OPT is the best of the reference ascent (also started from the "
+              "algorithm's allocation), the algorithm and the trivial allocations: a lower bound on the true OPT. "
+              "Trivial allocations: uniform, best top-k-by-mean equal split, best single variable (greedy's own k = 1 "
+              "bucket). Instances where they fall below the bound are out of reach: on m disjoint sets OPT <= √m × the "
+              "best allocation confined to one set (E max is convex in the scale of σ), which a single variable "
+              "matches to 0.76 for zero means, so the best single variable drops below the bound (~0.04) only for "
+              "m >~ 400 sets, and the uniform split only with many more variables: beyond the O(n²) greedy here.")
 
 
 def check_log_n_approx(cfg: LogNConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P33]: an O(log n)-approximation for m > 1, judged on the gain over σ = 0 and against uniform."""
+    """Abstract of [P33]: an O(log n)-approximation for m > 1, judged on the gain over σ = 0 and against trivial
+    allocations (uniform, top-k-by-mean splits, best single variable), which also clear the bound here."""
     return run_log_n_check(cfg, ctx)
 
 

@@ -19,7 +19,8 @@ This package provides:
 Claims (``claims.py``): ``smaller_condition_number`` (median κ_nonGLU/κ_GLU >= 3 per activation pair, and a smaller
 top-eigenvalue share), ``faster_convergence`` (linearised GD steps to 1e-4·loss_0, both at each model's
 η = 1/λ_max and at one shared η = 1/max λ_max), ``loss_crossing`` (shared step size; holds if >= 80% of runs cross in
-both settings, fails if <= 20% in either), ``gap_not_reduced`` (digits; misses of the train-loss mark censored).
+both settings, fails if <= 20% in either), ``gap_not_reduced`` (digits; CI of the gap ratio GLU/non-GLU within
+[0.75, 4/3] and GLU faster; misses of the train-loss mark censored).
 
 Deviations from the paper:
   1. Empirical NTK at initialisation of finite-width nets (N = 50 Gaussian inputs, d = 75, widths 300–3000), not the

@@ -65,16 +65,13 @@ def _check_kind(kind: object) -> str:
     return kind
 
 
-def _generator(seed: int | torch.Generator | None) -> torch.Generator:
+def _generator(seed: int | torch.Generator) -> torch.Generator:
+    """The initialisation's generator: ``seed`` itself, or a fresh one seeded with it (no OS-entropy default)."""
     if isinstance(seed, torch.Generator):
         return seed
-    g = torch.Generator()
-    if seed is None:
-        g.seed()
-        return g
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, a torch.Generator or None, got {type(seed).__name__}")
-    return g.manual_seed(seed)
+        raise TypeError(f"seed must be an int or a torch.Generator, got {type(seed).__name__}")
+    return torch.Generator().manual_seed(seed)
 
 
 class TwoLayerMLP(nn.Module):
@@ -89,7 +86,8 @@ class TwoLayerMLP(nn.Module):
         hidden: hidden width (m, or m' for a gated kind; see :func:`matched_glu_width`).
         out_dim: output dimension c.
         bias: add (zero-initialised) biases to every linear map; the paper's analysis has none.
-        seed: an int, a ``torch.Generator`` or ``None``; the LeCun-normal initialisation draws only from it.
+        seed: an int or a ``torch.Generator`` (required, so equal seeds give equal models); the LeCun-normal
+            initialisation draws only from it.
         dtype: parameter dtype.
 
     ``forward`` maps ``(N, d)`` to ``(N, c)``.
@@ -103,7 +101,7 @@ class TwoLayerMLP(nn.Module):
         hidden: int,
         out_dim: int = 1,
         bias: bool = False,
-        seed: int | torch.Generator | None = None,
+        seed: int | torch.Generator,
         dtype: torch.dtype = torch.float64,
     ) -> None:
         super().__init__()
@@ -185,13 +183,13 @@ def make_mlp(
     out_dim: int = 1,
     param_matched: bool = True,
     bias: bool = False,
-    seed: int | torch.Generator | None = None,
+    seed: int | torch.Generator,
     dtype: torch.dtype = torch.float64,
 ) -> TwoLayerMLP:
     """A :class:`TwoLayerMLP` of ``kind`` sized against a non-GLU reference of hidden width ``width`` (= m).
 
     A gated kind gets hidden width :func:`matched_glu_width` (``param_matched=True``, the paper's comparison) or
-    ``width`` itself (``param_matched=False``, equal width).
+    ``width`` itself (``param_matched=False``, equal width). ``seed`` (int or ``torch.Generator``) is required.
     """
     kind = _check_kind(kind)
     _check_pos_int("width", width)

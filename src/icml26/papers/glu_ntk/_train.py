@@ -35,12 +35,37 @@ def _pos_float(name: str, v: object) -> float:
     return float(v)
 
 
+def _seed(v: object) -> int:
+    """An explicit integer seed (no ``None``: every draw must be reproducible)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(v).__name__}")
+    return int(v)
+
+
 @dataclass(frozen=True)
 class RegressionTask:
-    """A regression data set: inputs ``X`` (N, d) and targets ``y`` (N,), float64 tensors."""
+    """A regression data set: inputs ``X`` (N, d) and targets ``y`` (N,), finite floating tensors.
+
+    Raises:
+        TypeError: ``X`` or ``y`` is not a floating-point tensor.
+        ValueError: ``X`` is not 2-D, ``y`` is not of shape (N,), or either holds NaN / inf.
+    """
 
     X: Tensor
     y: Tensor
+
+    def __post_init__(self) -> None:
+        for name, t in (("X", self.X), ("y", self.y)):
+            if not isinstance(t, Tensor) or not t.dtype.is_floating_point:
+                raise TypeError(f"{name} must be a floating-point torch.Tensor, got {type(t).__name__}"
+                                + (f" of dtype {t.dtype}" if isinstance(t, Tensor) else ""))
+        if self.X.ndim != 2:
+            raise ValueError(f"X must be 2-D (N, d), got shape {tuple(self.X.shape)}")
+        if self.y.shape != (self.X.shape[0],):
+            raise ValueError(f"y must have shape (N,) = ({self.X.shape[0]},) to match X, got {tuple(self.y.shape)}")
+        for name, t in (("X", self.X), ("y", self.y)):
+            if not bool(torch.isfinite(t).all()):
+                raise ValueError(f"{name} must be finite, got {int((~torch.isfinite(t)).sum())} NaN/inf entries")
 
 
 def gaussian_regression_task(n: int, d: int, *, noise: float = 0.1, seed: int) -> RegressionTask:
@@ -49,7 +74,7 @@ def gaussian_regression_task(n: int, d: int, *, noise: float = 0.1, seed: int) -
     _pos_int("d", d)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite float >= 0, got {noise!r}")
-    g = torch.Generator().manual_seed(int(seed))
+    g = torch.Generator().manual_seed(_seed(seed))
     X = torch.randn(n, d, generator=g, dtype=torch.float64)
     w = torch.randn(d, generator=g, dtype=torch.float64) / math.sqrt(d)
     y = X @ w + noise * torch.randn(n, generator=g, dtype=torch.float64)
@@ -73,12 +98,18 @@ def train_regression(
 
     Returns:
         losses of shape ``(epochs + 1,)``.
+
+    Raises:
+        TypeError: ``task`` is not a :class:`RegressionTask` (which rejects NaN/inf and mismatched shapes) or ``seed``
+            is not an int.
+        ValueError: a non-positive ``lr`` / ``epochs`` / ``batch_size``, or a model with more than one output.
     """
     lr = _pos_float("lr", lr)
     epochs, batch_size = _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
+    seed = _seed(seed)
+    if not isinstance(task, RegressionTask):  # its __post_init__ has checked shapes and finiteness
+        raise TypeError(f"task must be a RegressionTask, got {type(task).__name__}")
     X, y = task.X, task.y
-    if X.ndim != 2 or y.shape != (X.shape[0],):
-        raise ValueError(f"task.X must be (N, d) and task.y (N,), got {tuple(X.shape)} and {tuple(y.shape)}")
     dtype = next(model.parameters()).dtype
     X, y = X.to(dtype), y.to(dtype)
     with torch.no_grad():
@@ -86,7 +117,7 @@ def train_regression(
     if out.numel() != y.numel():
         raise ValueError(f"model must output one value per sample (out_dim=1), got output shape {tuple(out.shape)}")
     z0 = out.reshape(-1).clone() if zero_output else torch.zeros_like(y)
-    g = torch.Generator().manual_seed(int(seed))
+    g = torch.Generator().manual_seed(seed)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
 
     def full_loss() -> float:
@@ -119,6 +150,7 @@ def digits_split(
 
     if isinstance(test_fraction, bool) or not isinstance(test_fraction, float) or not 0.0 < test_fraction < 1.0:
         raise ValueError(f"test_fraction must be a float in (0, 1), got {test_fraction!r}")
+    seed = _seed(seed)
     X, y = load_digits(return_X_y=True)
     if n_max is not None:
         _pos_int("n_max", n_max)
@@ -161,7 +193,7 @@ def train_classifier(
     Xtr, ytr, Xte, yte = data
     dtype = next(model.parameters()).dtype
     Xtr, Xte = Xtr.to(dtype), Xte.to(dtype)
-    g = torch.Generator().manual_seed(int(seed))
+    g = torch.Generator().manual_seed(_seed(seed))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=float(weight_decay))
     ce = nn.functional.cross_entropy
     hist: dict[str, list[float]] = {"trl": [], "tel": [], "tra": [], "tea": []}

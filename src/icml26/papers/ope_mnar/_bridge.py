@@ -52,8 +52,16 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     Args: rows are complete cases (η = 1) of one action at one step. ``W`` = w(S_t) (conditioning features with a
     constant, shared by φ and ψ), ``X`` = x(S_{t+1}) (shadow features, no constant), ``U`` = u(R_t) (instrument
     features of the reward, no constant), ``r`` = R_t; φ = [W, X], ψ = [W, U]; ``ridge`` = the Tikhonov weight.
+    All finite, with one row per complete case (zero rows give a refusing fit); ``ridge`` finite and >= 0. Raises
+    TypeError / ValueError naming the offending argument.
     """
+    _check_ridge(ridge)
+    W, X, U = (_finite(a, name, 2) for a, name in ((W, "W"), (X, "X"), (U, "U")))
+    r = _finite(r, "r", 1)
     n = W.shape[0]
+    for a, name in ((X, "X"), (U, "U"), (r, "r")):
+        if a.shape[0] != n:
+            raise ValueError(f"{name} must have one row per row of W ({n}), got {a.shape[0]}")
     Phi = np.concatenate([W, X], axis=1)
     Psi = np.concatenate([W, U], axis=1)
     if n == 0:
@@ -71,6 +79,25 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     cond = float(nz[0] / nz[-1]) if nz.size and nz[-1] > 0 else float("inf")
     F, p = shadow_relevance(W, X, r)
     return BridgeFit(beta, n, F, p, cond)
+
+
+def _check_ridge(ridge: object) -> None:
+    if isinstance(ridge, bool) or not isinstance(ridge, (int, float, np.integer, np.floating)):
+        raise TypeError(f"ridge must be a float, got {type(ridge).__name__}")
+    if not (np.isfinite(ridge) and ridge >= 0):
+        raise ValueError(f"ridge must be a finite float >= 0, got {ridge!r}")
+
+
+def _finite(a: object, name: str, ndim: int) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = arr.astype(float, copy=False)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (complete cases only: no NaN rewards)")
+    return arr
 
 
 def shadow_relevance(W: np.ndarray, X: np.ndarray, r: np.ndarray) -> tuple[float, float]:

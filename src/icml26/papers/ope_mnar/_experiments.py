@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from icml26.common.stats import Estimate, ratio_ci
 from icml26.papers.ope_mnar._data import LogisticPolicy, TargetPolicy
 from icml26.papers.ope_mnar._fqe import (
     CompleteCaseFQE,
@@ -20,7 +21,8 @@ from icml26.papers.ope_mnar._fqe import (
 )
 from icml26.papers.ope_mnar._simulator import MNARSimulator
 
-__all__ = ["ESTIMATORS", "POLICY_NOTES", "POLICY_STOP", "replicate", "truth"]
+__all__ = ["ESTIMATORS", "POLICY_NOTES", "POLICY_STOP", "abs_bias_ratio_ci", "errors", "replicate", "rmse",
+           "rmse_ratio_ci", "truth"]
 
 #: the notes' target policy π(a=1 | s, η_{t-1}) = expit(s₂ + (1 − η_{t-1})): more treatment after a missing record
 POLICY_NOTES = LogisticPolicy((0.0, 1.0), 0.0, 1.0)
@@ -87,3 +89,10 @@ def abs_bias_ratio_ci(num: np.ndarray, den: np.ndarray, *, n_boot: int = 2000, s
     idx = np.random.default_rng(seed).integers(0, num.size, size=(n_boot, num.size))
     boots = np.abs(num[idx].mean(axis=1)) / np.abs(den[idx].mean(axis=1))
     return float(point), float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
+
+
+def rmse_ratio_ci(e_num: np.ndarray, e_den: np.ndarray, *, seed: int = 0) -> Estimate:
+    """RMSE(e_num) / RMSE(e_den) with a 95% percentile-bootstrap interval (the two error samples come from independent
+    data sets, e.g. two sample sizes, and are resampled independently): the square root of the MSE ratio's CI."""
+    r = ratio_ci(np.square(e_num), np.square(e_den), paired=False, seed=seed)
+    return Estimate(float(np.sqrt(r.value)), float(np.sqrt(r.lo)), float(np.sqrt(r.hi)), r.level)

@@ -55,8 +55,12 @@ def fitted_q_evaluation(data: Trajectories, pseudo_rewards: np.ndarray, policy: 
 
     Args: ``data`` (the logged trajectories), ``pseudo_rewards`` (n, T) = Ỹ_t, any row-wise quantity with
     E[Ỹ_t | S_t, A_t] = E[R_t | S_t, A_t] (the recovered reward), ``policy`` = π, ``features`` = the sieve for Q,
-    ``ridge`` = Tikhonov weight. Raises ValueError when π puts mass on a cell (a, h) the data never visit.
+    ``ridge`` = Tikhonov weight (finite, >= 0). Raises ValueError when π puts mass on a cell (a, h) the data never
+    visit, or on a bad ``features`` / ``ridge``; TypeError when ``data`` is not a :class:`Trajectories`.
     """
+    if not isinstance(data, Trajectories):
+        raise TypeError(f"data must be a Trajectories, got {type(data).__name__}")
+    _check_common(features, ridge)
     y_tilde = np.asarray(pseudo_rewards, dtype=float)
     if y_tilde.shape != (data.n, data.horizon) or not np.all(np.isfinite(y_tilde)):
         raise ValueError(f"pseudo_rewards must be a finite array of shape {(data.n, data.horizon)}, got {y_tilde.shape}")
@@ -94,10 +98,11 @@ def _check_common(features: object, ridge: object) -> None:
 
 
 class _FQEEstimator:
-    """Shared scikit-learn-style shell: ``fit(trajectories)`` stores the pseudo-rewards, ``estimate(policy)`` runs FQE."""
+    """Shared scikit-learn-style shell: ``fit(trajectories)`` stores the pseudo-rewards, ``estimate(policy)`` runs FQE.
+    Keyword-only ``features``, ``ridge`` and ``random_state`` (seed of :meth:`estimate_interval`, default 0)."""
 
     def __init__(self, *, features: FeatureSpec = "quadratic", ridge: float = 1e-6,
-                 random_state: int | np.random.Generator | None = None) -> None:
+                 random_state: int | np.random.Generator | None = 0) -> None:
         self.features = features
         self.ridge = ridge
         self.random_state = random_state
@@ -134,7 +139,13 @@ class _FQEEstimator:
     def estimate_interval(self, target_policy: TargetPolicy, *, n_boot: int = 200,
                           level: float = 0.95) -> tuple[float, float, float]:
         """(V̂(π), lo, hi): the estimate and a percentile interval from the trajectory bootstrap (resample whole
-        trajectories with replacement, refit, re-estimate; draws from ``random_state``). Not in [P36]: a convenience."""
+        trajectories with replacement, refit, re-estimate). Not in [P36]: a convenience.
+
+        Draws from ``random_state`` (constructor; default 0, so repeated calls give the same interval; pass another
+        int for another resampling, None for fresh OS entropy). A resample that cannot be fitted (no observed reward
+        at some step, a policy cell it never visits) or whose bridge is not identified (``identified_`` False: the
+        estimator would refuse it) is skipped and counted in ``n_boot_skipped_``; ValueError (naming ``n_boot``) when
+        fewer than 2 remain."""
         if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2:
             raise ValueError(f"n_boot must be an int >= 2, got {n_boot!r}")
         if not 0 < level < 1:
@@ -142,21 +153,21 @@ class _FQEEstimator:
         point = self.estimate(target_policy)
         g = _rng(self.random_state)
         vals = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IdentificationWarning)
-            for _ in range(int(n_boot)):
-                d = self.data_.take(g.integers(0, self.n_, self.n_))
-                try:
-                    est = type(self)(**self.get_params()).fit(d)
-                except ValueError:  # a resample without any observed reward at some step: skip it
+        for _ in range(int(n_boot)):
+            idx = g.integers(0, self.n_, self.n_)  # drawn first: the stream does not depend on which resamples fail
+            try:
+                est = type(self)(**self.get_params()).fit(self.data_.take(idx))
+                if not getattr(est, "identified_", True):  # the guard of ShadowBridgeFQE.estimate, not bypassed
                     continue
-                vals.append(fitted_q_evaluation(d, est.pseudo_rewards_, target_policy, features=self.features,
-                                                ridge=self.ridge))
-        self.n_boot_skipped_ = int(n_boot) - len(vals)  # resamples that could not be fitted (reported, not hidden)
+                vals.append(est.estimate(target_policy))
+            except ValueError:  # e.g. no observed reward at some step in this resample: skip it
+                continue
+        self.n_boot_skipped_ = int(n_boot) - len(vals)  # resamples skipped (reported, not hidden)
         if len(vals) < 2:
-            raise ValueError("n_boot: fewer than 2 bootstrap resamples could be fitted (too few observed rewards)")
+            raise ValueError(f"n_boot: only {len(vals)} of {int(n_boot)} bootstrap resamples could be fitted with an "
+                             "identified bridge (too few observed rewards, or an irrelevant shadow variable)")
         if self.n_boot_skipped_:
-            log.warning("estimate_interval: %d of %d bootstrap resamples could not be fitted and were skipped",
+            log.warning("estimate_interval: %d of %d bootstrap resamples could not be fitted or identified: skipped",
                         self.n_boot_skipped_, int(n_boot))
         a = (1 - level) / 2
         return point, float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
@@ -202,7 +213,7 @@ class MARIPWFQE(_FQEEstimator):
     missingness given (S_t, A_t) only (the MAR assumption; biased under MNAR). ``clip`` bounds p̂ from below."""
 
     def __init__(self, *, features: FeatureSpec = "quadratic", ridge: float = 1e-6, clip: float = 0.02,
-                 random_state: int | np.random.Generator | None = None) -> None:
+                 random_state: int | np.random.Generator | None = 0) -> None:
         super().__init__(features=features, ridge=ridge, random_state=random_state)
         self.clip = clip
 
@@ -249,7 +260,8 @@ class ShadowBridgeFQE(_FQEEstimator):
     without their constant; ``ridge`` the Tikhonov weight (bridge and FQE); ``min_shadow_F`` the smallest
     shadow-relevance F statistic (Eq. B4) accepted at every (step, action), 10 by the weak-instrument rule of thumb;
     ``on_unidentified`` "raise" (estimate raises :class:`IdentificationError`) or "warn" (returns the number with an
-    :class:`IdentificationWarning`); ``random_state`` seeds :meth:`estimate_interval` (the fit is deterministic).
+    :class:`IdentificationWarning`); ``random_state`` seeds :meth:`estimate_interval` (default 0: a fixed
+    seed, repeated calls agree; the fit itself is deterministic).
 
     Learned attributes: ``bridge_coef_[t][a]`` (β), ``shadow_F_`` and ``shadow_pvalue_`` (T, n_actions),
     ``condition_`` (T, n_actions) condition numbers of the instrumented designs, ``identified_`` (bool),
@@ -259,7 +271,7 @@ class ShadowBridgeFQE(_FQEEstimator):
     def __init__(self, *, features: FeatureSpec = "quadratic", shadow_features: FeatureSpec = "linear",
                  ridge: float = 1e-6, min_shadow_F: float = 10.0,
                  on_unidentified: Literal["raise", "warn"] = "raise",
-                 random_state: int | np.random.Generator | None = None) -> None:
+                 random_state: int | np.random.Generator | None = 0) -> None:
         super().__init__(features=features, ridge=ridge, random_state=random_state)
         self.shadow_features = shadow_features
         self.min_shadow_F = min_shadow_F

@@ -99,10 +99,14 @@ class MNARSimulator:
     def true_value(self, policy: TargetPolicy, *, n_mc: int = 1_000_000, seed: int | np.random.Generator | None,
                    chunk: int = 250_000) -> tuple[float, float]:
         """V(π) = E^π[Σ_t R_t] (the estimand of [P36]) by Monte Carlo: ``n_mc`` rollouts of ``policy`` in
-        this environment, missingness included (π may react to η_{t-1}). Returns (value, Monte Carlo standard error).
+        this environment, missingness included (π may react to η_{t-1}), simulated ``chunk`` rollouts at a time (a
+        positive int that bounds memory; the draws, so the Monte Carlo value, depend on it). Returns (value, Monte
+        Carlo standard error).
         """
         if not isinstance(n_mc, (int, np.integer)) or isinstance(n_mc, bool) or n_mc < 2:
             raise ValueError(f"n_mc must be an int >= 2, got {n_mc!r}")
+        if not isinstance(chunk, (int, np.integer)) or isinstance(chunk, bool) or chunk < 1:
+            raise ValueError(f"chunk must be a positive int, got {chunk!r}")
         g = _rng(seed)
         total, total_sq, done = 0.0, 0.0, 0
         while done < n_mc:

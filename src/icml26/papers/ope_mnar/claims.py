@@ -20,6 +20,7 @@ from icml26.papers.ope_mnar._experiments import (
     errors,
     replicate,
     rmse,
+    rmse_ratio_ci,
     truth,
 )
 from icml26.papers.ope_mnar._simulator import MNARSimulator
@@ -30,6 +31,9 @@ SLOPE_CI_BOX = (-1.0, 0.0)  # ... with a CI tight enough to show a decrease (and
 SHRINK_BAR = 0.5  # claim 2: a MAR method "stays biased" when |bias(n_max)| >= 0.5 |bias(n_min)| and its CI excludes 0
 POLICY_BAR = 0.25  # claim 3: |bias(bridge, π_h)| <= 0.25 |V(π_h) − V(π_blind)|
 ID_RATE_BAR = 0.95  # claim 4: diagnostic accepts >= 95% of relevant datasets and rejects >= 95% of irrelevant ones
+ID_BIAS_BAR = 0.25  # claim 4: relevant shadow, |bias(bridge)| <= 0.25 |bias(complete case)| at n_max (as claim 1)
+ID_SHRINK_BAR = 0.7  # claim 4: RMSE(n_max)/RMSE(n_min) <= 0.7 with a relevant shadow (n grows 8x: a n^-1/2 rate gives
+#                      0.35), > 0.7 for the unguarded number with an irrelevant one (it does not converge)
 
 
 @dataclass(frozen=True)
@@ -190,27 +194,69 @@ def check_missingness_policy(cfg: OPEConfig, ctx: Context) -> ClaimResult:
 
 
 # ---- claim 4: identification through the shadow variable -----------------------------------------------------------
+def _below(ci: tuple[float, float], bar: float) -> Verdict:
+    """HOLDS when the whole CI is <= bar, FAILS when it is all above, else INCONCLUSIVE."""
+    return Verdict.HOLDS if ci[1] <= bar else Verdict.FAILS if ci[0] > bar else Verdict.INCONCLUSIVE
+
+
+def _above(ci: tuple[float, float], bar: float) -> Verdict:
+    """HOLDS when the whole CI is > bar, FAILS when it is all <= bar, else INCONCLUSIVE."""
+    return Verdict.HOLDS if ci[0] > bar else Verdict.FAILS if ci[1] <= bar else Verdict.INCONCLUSIVE
+
+
+def _combine(parts: list[Verdict]) -> Verdict:
+    if Verdict.FAILS in parts:
+        return Verdict.FAILS
+    return Verdict.HOLDS if all(p == Verdict.HOLDS for p in parts) else Verdict.INCONCLUSIVE
+
+
+def identification_rule(accept: float, refuse: float, bias_ratio: tuple[float, float],
+                        rmse_ratio_rel: tuple[float, float],
+                        rmse_ratio_irr: tuple[float, float]) -> tuple[Verdict, dict[str, str]]:
+    """The verdict of claim 4 from its measured numbers (bars fixed before any run; every CI is (lo, hi)):
+
+    - ``rates``: the diagnostic accepts the relevant shadow in ``accept`` and refuses the irrelevant one in ``refuse``
+      of the datasets (worst n): HOLDS when both >= ID_RATE_BAR, FAILS when either < 0.5;
+    - ``bias``: relevant shadow, CI of |bias(bridge)| / |bias(complete case)| at n_max vs ID_BIAS_BAR;
+    - ``rmse_shrinks``: relevant shadow, CI of RMSE(n_max) / RMSE(n_min) must be <= ID_SHRINK_BAR;
+    - ``irrelevant_no_shrink``: irrelevant shadow, CI of the unguarded RMSE(n_max) / RMSE(n_min) must be > ID_SHRINK_BAR
+      (without identification the number does not converge, which is why refusing it matters).
+
+    The verdict is FAILS if any part fails, HOLDS if all hold, else INCONCLUSIVE."""
+    rates = (Verdict.HOLDS if min(accept, refuse) >= ID_RATE_BAR
+             else Verdict.FAILS if min(accept, refuse) < 0.5 else Verdict.INCONCLUSIVE)
+    parts = {"rates": rates, "bias": _below(bias_ratio, ID_BIAS_BAR),
+             "rmse_shrinks": _below(rmse_ratio_rel, ID_SHRINK_BAR),
+             "irrelevant_no_shrink": _above(rmse_ratio_irr, ID_SHRINK_BAR)}
+    return _combine(list(parts.values())), {k: v.value for k, v in parts.items()}
+
+
 def check_identification(cfg: OPEConfig, ctx: Context) -> ClaimResult:
     """[P36] abstract: future states as shadow variables identify the full-data mean reward. With a relevant shadow
-    (γ = 0.8) the diagnostic accepts (>= 95% of datasets) and the bridge is accurate; with an irrelevant one (γ = 0,
-    identification fails) the diagnostic refuses (>= 95%) instead of returning the (unreliable) number."""
+    (γ = 0.8) the diagnostic accepts (>= 95% of datasets) and the bridge is accurate (|bias| <= 0.25x complete case at
+    n_max, RMSE shrinks with n); with an irrelevant one (γ = 0, identification fails) the diagnostic refuses (>= 95%)
+    and the unguarded number does not converge (see :func:`identification_rule`)."""
     ns = (cfg.ns[0], cfg.ns[-1])
+    lo_n, hi_n = ns
     res: dict[str, dict] = {}
+    err: dict[str, dict] = {}
     for design, sim in (("relevant", MNARSimulator()), ("irrelevant", MNARSimulator(shadow_strength=0.0))):
         v, _ = truth(sim, POLICY_NOTES, n_mc=cfg.n_mc, seed=ctx.seeds[0])
-        rows = [r for r in _run(sim, cfg, ctx, ("bridge",), {"pi": POLICY_NOTES}, ns=ns)]
-        res[design] = {n: {"accept": float(np.mean([r["identified"] for r in rows if r["n"] == n])),
-                           "F": [r["min_shadow_F"] for r in rows if r["n"] == n],
-                           "rmse_unguarded": rmse(errors(rows, {"pi": v}, method="bridge", n=n, policy="pi"))}
+        methods = ("complete_case", "bridge") if design == "relevant" else ("bridge",)
+        rows = _run(sim, cfg, ctx, methods, {"pi": POLICY_NOTES}, ns=ns)
+        br = [r for r in rows if r["method"] == "bridge"]
+        err[design] = {n: errors(rows, {"pi": v}, method="bridge", n=n, policy="pi") for n in ns}
+        res[design] = {n: {"accept": float(np.mean([r["identified"] for r in br if r["n"] == n])),
+                           "F": [r["min_shadow_F"] for r in br if r["n"] == n], "rmse_unguarded": rmse(err[design][n])}
                        for n in ns}
+        if design == "relevant":
+            e_cc = errors(rows, {"pi": v}, method="complete_case", n=hi_n, policy="pi")
     acc = min(res["relevant"][n]["accept"] for n in ns)
     rej = min(1.0 - res["irrelevant"][n]["accept"] for n in ns)
-    if acc >= ID_RATE_BAR and rej >= ID_RATE_BAR:
-        verdict = Verdict.HOLDS
-    elif acc < 0.5 or rej < 0.5:
-        verdict = Verdict.FAILS
-    else:
-        verdict = Verdict.INCONCLUSIVE
+    ratio, blo, bhi = abs_bias_ratio_ci(err["relevant"][hi_n], e_cc)
+    shrink = {d: rmse_ratio_ci(err[d][hi_n], err[d][lo_n]) for d in err}
+    verdict, parts = identification_rule(acc, rej, (blo, bhi), (shrink["relevant"].lo, shrink["relevant"].hi),
+                                         (shrink["irrelevant"].lo, shrink["irrelevant"].hi))
     fig, ax = new_figure()
     for design, c in (("relevant", "C0"), ("irrelevant", "C3")):
         F = np.concatenate([res[design][n]["F"] for n in ns])
@@ -219,10 +265,21 @@ def check_identification(cfg: OPEConfig, ctx: Context) -> ClaimResult:
     ax.set_xlabel("log10 min shadow-relevance F over (t, a)"), ax.legend(fontsize=8)
     measured = {d: {str(n): {"accept_rate": res[d][n]["accept"], "median_min_F": float(np.median(res[d][n]["F"])),
                              "rmse_unguarded": res[d][n]["rmse_unguarded"]} for n in ns} for d in res}
-    reason = (f"relevant shadow: accepted in >= {acc:.0%} of datasets, irrelevant: refused in >= {rej:.0%} (bar >= "
-              f"{ID_RATE_BAR:.0%} each); unguarded RMSE at n={ns[-1]}: relevant "
-              f"{res['relevant'][ns[-1]]['rmse_unguarded']:.3f}, irrelevant {res['irrelevant'][ns[-1]]['rmse_unguarded']:.3f}")
-    return ClaimResult(verdict=verdict, reason=reason, summary=f"accept {acc:.0%} / refuse {rej:.0%}",
+    measured.update({"bridge_bias_nmax": float(err["relevant"][hi_n].mean()),
+                     "complete_case_bias_nmax": float(e_cc.mean()),
+                     "abs_bias_ratio_bridge_over_cc": [ratio, blo, bhi],
+                     "rmse_ratio_nmax_over_nmin": {d: [e.value, e.lo, e.hi] for d, e in shrink.items()},
+                     "parts": parts})
+    reason = (f"rates: relevant shadow accepted in >= {acc:.0%} of datasets, irrelevant refused in >= {rej:.0%} (bar >= "
+              f"{ID_RATE_BAR:.0%} each): {parts['rates']}; bias: at n={hi_n} |bias| bridge/complete-case = {ratio:.3f} "
+              f"[{blo:.3f}, {bhi:.3f}] (bar <= {ID_BIAS_BAR}): {parts['bias']}; RMSE(n={hi_n})/RMSE(n={lo_n}): relevant "
+              f"{shrink['relevant']} (bar <= {ID_SHRINK_BAR}): {parts['rmse_shrinks']}, irrelevant unguarded "
+              f"{shrink['irrelevant']} (bar > {ID_SHRINK_BAR}): {parts['irrelevant_no_shrink']}; unguarded RMSE at "
+              f"n={hi_n}: relevant {res['relevant'][hi_n]['rmse_unguarded']:.3f}, irrelevant "
+              f"{res['irrelevant'][hi_n]['rmse_unguarded']:.3f}")
+    return ClaimResult(verdict=verdict, reason=reason,
+                       summary=(f"accept {acc:.0%} / refuse {rej:.0%}; bias ratio {ratio:.3f} [{blo:.3f}, {bhi:.3f}]; "
+                                f"RMSE ratio {shrink['relevant'].value:.2f} vs {shrink['irrelevant'].value:.2f}"),
                        measured=measured,
                        figures=[render(fig, name="shadow_relevance", caption="Shadow-relevance F: relevant vs irrelevant.")])
 
