@@ -35,3 +35,25 @@ def test_pendulum_parity_with_gymnasium():
     pol = lambda o: np.clip(3 * o[:, 1:2] - 0.5 * o[:, 2:3], -3, 3)
     for th0, thd0 in [(2.5, -0.3), (-1.0, 0.9)]:
         assert pendulum_rollout_gym(pol, th0, thd0) == pendulum_rollout(pol, [th0], [thd0])["returns"][0]
+
+
+def test_rollouts_reject_bad_actions_and_starts():
+    import pytest
+
+    two = lambda o: np.zeros((o.shape[0], 2))  # (B, 2): only column 0 used to be read
+    with pytest.raises(ValueError, match="one action per row"):
+        mc_rollout(two, [-0.5, -0.45])
+    with pytest.raises(ValueError, match="one action per row"):
+        pendulum_rollout(two, [0.1], [0.0])
+    with pytest.raises(ValueError, match="non-finite"):
+        mc_rollout(lambda o: np.full((o.shape[0], 1), np.nan), [-0.5])
+    for bad in ([-1.3], [0.7], [np.nan], []):
+        with pytest.raises(ValueError, match="x0"):
+            mc_rollout(lambda o: np.zeros(o.shape[0]), bad)
+    with pytest.raises(ValueError, match="theta0"):
+        pendulum_rollout(lambda o: np.zeros(o.shape[0]), [np.nan], [0.0])
+    with pytest.raises(TypeError, match="max_steps"):
+        mc_rollout(lambda o: np.zeros(o.shape[0]), [-0.5], max_steps=10.5)
+    flat = mc_rollout(lambda o: np.zeros(o.shape[0]), [-0.5, -0.45], max_steps=5)["returns"]  # (B,) accepted
+    col = mc_rollout(lambda o: np.zeros((o.shape[0], 1)), [-0.5, -0.45], max_steps=5)["returns"]
+    np.testing.assert_array_equal(flat, col)

@@ -118,3 +118,23 @@ def test_mlp_box_normalisation_is_an_affine_input_map():
         MLPPolicy(2, 1, obs_low=low)
     with pytest.raises(ValueError, match="obs_low"):
         MLPPolicy(2, 1, obs_low=high, obs_high=low)
+
+
+def test_mlp_rejects_bad_sizes_action_box_and_nan_observations():
+    with pytest.raises(ValueError, match="action_high > action_low"):
+        MLPPolicy(2, 1, action_low=1.0, action_high=-1.0)
+    with pytest.raises(ValueError, match="action_low/action_high"):
+        MLPPolicy(2, 1, action_high=np.inf)
+    with pytest.raises(TypeError, match="obs_dim"):
+        MLPPolicy(2.0, 1)
+    with pytest.raises(TypeError, match="hidden"):
+        MLPPolicy(2, 1, hidden=(64.5,))
+    with pytest.raises(ValueError, match="action_dim"):
+        MLPPolicy(2, 0)
+    pol = MLPPolicy(2, 1, obs_low=MC_LOW, obs_high=MC_HIGH)
+    with pytest.raises(ValueError, match="obs must be finite"):
+        pol.act(np.array([[np.nan, 0.0]]))
+    with pytest.raises(ValueError, match="obs must be finite"):
+        pol.act_with(pol.get_params()[None, :], np.array([[0.0, np.inf]]))
+    with pytest.raises(ValueError, match="action_high > action_low"):
+        ChebyshevPolicy(MC_LOW, MC_HIGH, 1, degree=1, action_high=np.inf)

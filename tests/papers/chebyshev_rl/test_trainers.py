@@ -115,3 +115,28 @@ def test_ppo_writes_no_files_and_leaves_global_rngs_alone(tmp_path, monkeypatch)
     after = (random.getstate(), np.random.get_state()[1], torch.get_rng_state())
     assert list(tmp_path.iterdir()) == []  # no SB3-<timestamp>/ log folder
     assert before[0] == after[0] and np.array_equal(before[1], after[1]) and torch.equal(before[2], after[2])
+
+
+@pytest.mark.parametrize("trainer", [ars, reinforce])
+def test_step_budget_and_rates_must_be_finite_ints(trainer):
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=1)
+    for bad in (float("nan"), 100.0, True):
+        with pytest.raises(TypeError, match="total_steps"):
+            trainer(pol, total_steps=bad)
+    with pytest.raises(ValueError, match="total_steps"):
+        trainer(pol, total_steps=0)
+    rate = "step_size" if trainer is ars else "lr"
+    for bad in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(ValueError, match=rate):
+            trainer(pol, total_steps=10, **{rate: bad})
+    with pytest.raises(TypeError, match="n_delta"):
+        ars(pol, total_steps=10, n_delta=2.5)
+    with pytest.raises(ValueError, match="exploration_std"):
+        reinforce(pol, total_steps=10, exploration_std=float("nan"))
+
+
+def test_ppo_rejects_a_nan_step_budget():
+    from icml26.papers.chebyshev_rl import ppo
+
+    with pytest.raises(TypeError, match="total_steps"):
+        ppo("mlp", total_steps=float("nan"))

@@ -26,8 +26,17 @@ MASK = np.arange(N) % 2 == 0
         ({"y": np.array(["a"] * N)}, "y must hold"),
         ({"method": "adam"}, "method"),
         ({"tol": 0.0}, "tol"),
+        ({"tol": True}, "tol must be a real number"),
+        ({"tol": np.bool_(True)}, "tol must be a real number"),
+        ({"tol": "1e-8"}, "tol must be a real number"),
+        ({"tol": 1e-8 + 0j}, "tol must be a real number"),
+        ({"tol": np.float32("nan")}, "tol must be a finite"),
         ({"max_iter": 0}, "max_iter"),
         ({"eta": -1.0}, "eta"),
+        ({"eta": True}, "eta must be a real number"),
+        ({"eta": np.float64("inf")}, "eta must be a finite"),
+        ({"y": np.zeros(N)}, "y is zero at every observed entry"),
+        ({"y": np.where(MASK, 0.0, X)}, "y is zero at every observed entry"),
         ({"x_true": X[:5]}, "x_true"),
     ],
 )
@@ -36,6 +45,15 @@ def test_bad_input_raises_value_error_naming_the_argument(kwargs: dict, match: s
     y, mask = args.pop("y"), args.pop("mask")
     with pytest.raises(ValueError, match=match):
         hankel_complete(y, mask, **args)
+
+
+@pytest.mark.parametrize("method", ["jpgd", "fiht"])
+def test_numpy_scalars_are_accepted_for_tol_and_eta(method: str) -> None:
+    ref = hankel_complete(X, MASK, rank=1, method=method, seed=0, tol=1e-8, eta=0.5)
+    for tol, eta in [(np.float64(1e-8), np.float64(0.5)), (np.float32(1e-8), np.float32(0.5))]:
+        res = hankel_complete(X, MASK, rank=1, method=method, seed=0, tol=tol, eta=eta)
+        assert res.converged and res.iterations == ref.iterations
+        np.testing.assert_array_equal(res.x, ref.x)
 
 
 def test_symmetric_methods_need_odd_length_but_pgd_takes_even() -> None:

@@ -73,3 +73,32 @@ def test_spectral_init_matches_dense_svd_and_takagi_factor_reproduces_the_lift()
 def test_ops_rejects_short_length() -> None:
     with pytest.raises(ValueError, match="n must be"):
         HankelOps(2)
+
+
+@pytest.mark.parametrize("n", [31, 32])
+def test_apply_and_adjoint_reject_wrongly_sized_inputs(n: int) -> None:
+    """A wrong row count would otherwise be zero-padded by the FFT into a plausible but wrong product."""
+    ops = HankelOps(n)
+    g = np.random.default_rng(0)
+    x, V, U = _cplx(g, n), _cplx(g, ops.n2, 2), _cplx(g, ops.n1, 2)
+    with pytest.raises(ValueError, match=r"x must have shape"):
+        ops.apply(x[:-1], V)
+    with pytest.raises(ValueError, match=r"x must have shape"):
+        ops.apply(np.concatenate([x, x[:1]]), V)
+    with pytest.raises(ValueError, match=rf"V must have shape \({ops.n2},\)"):
+        ops.apply(x, _cplx(g, ops.n2 + 4, 2))
+    with pytest.raises(ValueError, match=rf"V must have shape \({ops.n1},\)"):
+        ops.apply(x, _cplx(g, ops.n1 + 1), transpose=True)
+    with pytest.raises(ValueError, match="V must have shape"):
+        ops.apply(x, V[None])  # 3-D
+    with pytest.raises(ValueError, match=rf"U must have shape \({ops.n1},\)"):
+        ops.adjoint(_cplx(g, ops.n1 + 4, 2), V)
+    with pytest.raises(ValueError, match=rf"V must have shape \({ops.n2},\)"):
+        ops.pinv(U, _cplx(g, ops.n2 - 1, 2))
+    with pytest.raises(ValueError, match="U and V must have the same number of columns"):
+        ops.adjoint(U[:, :1], V)
+    with pytest.raises(ValueError, match="x must have shape"):
+        ops.hankel_norm_sq(x[:1])
+    # 1-D factors are single columns (unchanged behaviour)
+    np.testing.assert_allclose(ops.apply(x, V[:, 0]), ops.apply(x, V[:, :1])[:, 0])
+    np.testing.assert_allclose(ops.adjoint(U[:, 0], V[:, 0]), ops.adjoint(U[:, :1], V[:, :1]))

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -130,6 +131,12 @@ def test_bad_input_is_rejected_with_the_argument_named():
         context_patches(torch.nn.Linear(2, 2), [1], [1])
     with pytest.raises(ValueError, match="max_new_tokens"):
         patched_generate(m, [1], [2], max_new_tokens=-1)
+    with pytest.raises(ValueError, match="max_new_tokens"):
+        patched_generate(m, [1], [2], max_new_tokens=True)
+    with pytest.raises(TypeError, match="query_ids must hold integer"):
+        context_patches(m, [1], np.array([1.0]))
+    with pytest.raises(ValueError, match="context_ids must be a 1-D"):
+        context_patches(m, np.array([[1, 2]]), [1])
     with pytest.raises(ValueError, match="generated tokens exceed"):
         patched_generate(m, list(range(18)), [1, 2], max_new_tokens=6)
     bad = gemma()[0]
@@ -137,6 +144,12 @@ def test_bad_input_is_rejected_with_the_argument_named():
         bad.blocks[1].mlp.w_in.weight[0, 0] = math.nan
     with pytest.raises(ValueError, match="non-finite weights"):
         context_patches(bad, [1], [2])
+
+
+def test_numpy_integer_ids_are_accepted():
+    m, _cfg = gemma()
+    c, q = np.array([5, 7, 11], dtype=np.int32), np.array([3, 1], dtype=np.uint8)
+    torch.testing.assert_close(patched_logits(m, c, q), patched_logits(m, [5, 7, 11], [3, 1]), atol=0, rtol=0)
 
 
 def test_patches_must_fit_the_model_and_the_query():

@@ -1,12 +1,19 @@
-"""The activation-based rank-1 check (required_updates) and the guards of the generation claim: both can fail."""
+"""The rank-1 check (solved_patches replace the stored ones; the logits must match) and the generation guards:
+both can fail (planted wrong targets, a dropped or shrunk norm patch, a token shift)."""
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from icml26.claims import Context, Verdict
-from icml26.papers.implicit_patch import Patches, RankOnePatch, claims, context_patches
-from icml26.papers.implicit_patch._verify import required_updates
+from icml26.papers.implicit_patch import (
+    NormPatch,
+    claims,
+    context_patches,
+    patched_logits,
+    solved_patches,
+    with_context_logits,
+)
 from icml26.papers.implicit_patch._zoo import make_config, random_model, sample_pair
 
 
@@ -17,17 +24,18 @@ def _pair(arch, n_layer=2, n_query=4):
     return m, c, q
 
 
-@pytest.mark.parametrize("arch", ["gemma", "post_ln", "moe"])
-def test_required_update_is_rank_one_and_equals_the_stored_patch(arch):
+@pytest.mark.parametrize("arch", ["gemma", "post_ln", "parallel", "moe"])
+def test_solved_rank_one_patches_reproduce_the_context_logits(arch):
     m, c, q = _pair(arch)
-    req = required_updates(m, c, q)
-    assert req and max(r.sigma_ratio for r in req) < 1e-12
-    assert max(r.rel_disagreement for r in req) < 1e-12
-    assert {r.positions for r in req} <= {(t,) for t in range(4)}
+    S, P = solved_patches(m, c, q), context_patches(m, c, q)
+    assert set(S.weights) >= set(P.weights) and S.norms.keys() == P.norms.keys()
+    assert all(S.weights[n] is not P.weights[n] for n in P.weights)  # fresh solutions, not the stored factors
+    assert (patched_logits(m, c, q, patches=S) - with_context_logits(m, c, q)).abs().max() < 1e-11
+    assert claims._distance(S, P) < 1e-7  # the construction finds the same minimum-norm updates (up to ε-rounding)
 
 
-def test_input_side_target_oracle_by_hand():
-    """Layer 0's w_in: the required update solves (W + ΔW) x₀ = W x_C with x₀, x_C taken straight from the block."""
+def test_input_side_solution_by_hand():
+    """Layer 0's w_in: the solved update is r v₀⁺ with r = W (v_C − v₀), x₀ and x_C taken straight from the block."""
     from icml26.papers.implicit_patch._construct import _embed, _mlp_site
 
     m, c, q = _pair("gemma", n_layer=1, n_query=2)
@@ -35,40 +43,59 @@ def test_input_side_target_oracle_by_hand():
     with torch.no_grad():
         v_c = _mlp_site(blk, _embed(m, torch.cat([c, q])), torch.arange(8)).v[6:]
         v_0 = _mlp_site(blk, _embed(m, q), torch.arange(2)).v
-    P = context_patches(m, c, q)
+    S = solved_patches(m, c, q)
     for t in range(2):
-        dense = P.weights["blocks.0.mlp.w_in"].dense(t)
-        torch.testing.assert_close((W + dense) @ v_0[t], W @ v_c[t], atol=1e-12, rtol=0)
-    assert [r.rel_disagreement < 1e-12 for r in required_updates(m, c, q) if r.module.endswith("w_in")] == [True] * 2
+        oracle = (W @ (v_c[t] - v_0[t]))[:, None] @ torch.linalg.pinv(v_0[t][:, None])
+        torch.testing.assert_close(S.weights["blocks.0.mlp.w_in"].dense(t), oracle, atol=1e-12, rtol=0)
+        torch.testing.assert_close((W + oracle) @ v_0[t], W @ v_c[t], atol=1e-12, rtol=0)
 
 
-def test_planted_shared_patch_is_not_rank_one_and_the_claim_fails():
-    """Two query positions forced to share one update: the needed ΔW* has rank 2 and disagrees with u vᵀ."""
+def test_planted_wrong_target_and_corrupted_norm_patch_break_the_logits():
     m, c, q = _pair("gemma")
-    req = required_updates(m, c, q, groups=[(0, 1), (2, 3)])
-    assert max(r.sigma_ratio for r in req) > 1e-2 and max(r.rel_disagreement for r in req) > 1e-2
-    cfg = claims.RankConfig(archs=("gemma",), n_layer=1, d_model=16, n_context=6, n_query=4)
-    assert claims.check_rank_one(cfg, Context(seeds=(0,))).verdict is Verdict.HOLDS
-    bad = claims.check_rank_one(claims.RankConfig(**{**cfg.__dict__, "share": 2}), Context(seeds=(0,)))
-    assert bad.verdict is Verdict.FAILS and bad.measured["max_sigma_ratio"] > 1e-2
-
-
-def test_corrupted_factors_are_caught_by_the_agreement():
-    m, c, q = _pair("pre_ln")
+    a = with_context_logits(m, c, q)
+    c2 = (c + 1) % m.cfg.vocab_size  # targets (and norm patch) of another context: the right logits are missed
+    assert (patched_logits(m, c, q, patches=solved_patches(m, c2, q)) - a).abs().max() > 1e-2
+    mixed = solved_patches(m, c2, q, norms=context_patches(m, c, q).norms)  # c's norm patch cannot reach c2's target
+    assert not bool((patched_logits(m, c, q, patches=mixed) - a).abs().max() < 1e-2)  # (NaN here)
+    assert torch.isnan(patched_logits(m, c, q, patches=solved_patches(m, c, q, norms={}))).any()  # out of reach
     P = context_patches(m, c, q)
-    w = dict(P.weights)
-    w["blocks.0.mlp.w_in"] = RankOnePatch(1.5 * w["blocks.0.mlp.w_in"].u, w["blocks.0.mlp.w_in"].v)
-    req = required_updates(m, c, q, patches=Patches(w, dict(P.norms), P.n_query, P.n_context))
-    worst = max(r.rel_disagreement for r in req if r.module == "blocks.0.mlp.w_in")
-    assert worst == pytest.approx(0.5, rel=1e-9)
+    for factor, reachable in ((0.5, False), (2.0, True)):  # a larger norm scale is absorbed by w_out, a smaller not
+        norms = {k: NormPatch(factor * v.scale, v.shift) for k, v in P.norms.items()}
+        d = (patched_logits(m, c, q, patches=solved_patches(m, c, q, norms=norms)) - a).abs().max()
+        assert bool(d < 1e-11) is reachable
 
 
-def test_required_updates_rejects_bad_groups():
+def test_rank_rule_on_planted_numbers():
+    assert claims.rank_verdict(1e-14, 1.0) is Verdict.HOLDS
+    assert claims.rank_verdict(1e-6, 1.0) is Verdict.FAILS
+    assert claims.rank_verdict(float("inf"), 1.0) is Verdict.FAILS
+    assert claims.rank_verdict(float("nan"), 1.0) is Verdict.FAILS
+    assert claims.rank_verdict(1e-14, 1e-5) is Verdict.INCONCLUSIVE
+
+
+def test_rank_claim_holds_and_fails_with_a_planted_corruption(monkeypatch):
+    cfg = claims.RankConfig(archs=("gemma", "moe"), n_layer=1, d_model=16, n_context=6, n_query=4)
+    res = claims.check_rank_one(cfg, Context(seeds=(0,)))
+    assert res.verdict is Verdict.HOLDS and res.measured["max_diff_float64"] < 1e-9
+    real = claims.solved_patches
+    monkeypatch.setattr(claims, "solved_patches", lambda m, c, q: real(m, c, q, norms={}))  # norm patch dropped
+    bad = claims.check_rank_one(cfg, Context(seeds=(0,)))
+    assert bad.verdict is Verdict.FAILS and bad.measured["max_diff_float64"] == float("inf")
+    monkeypatch.setattr(claims, "solved_patches",  # wrong targets: those of another context
+                        lambda m, c, q: real(m, (c + 1) % m.cfg.vocab_size, q))
+    assert claims.check_rank_one(cfg, Context(seeds=(0,))).verdict is Verdict.FAILS
+
+
+def test_solved_patches_rejects_bad_input():
     m, c, q = _pair("gemma", n_layer=1)
-    with pytest.raises(ValueError, match="groups"):
-        required_updates(m, c, q, groups=[(0, 4)])
-    with pytest.raises(ValueError, match="groups"):
-        required_updates(m, c, q, groups=[()])
+    with pytest.raises(TypeError, match="norms must be"):
+        solved_patches(m, c, q, norms=[1])
+    with pytest.raises(TypeError, match="norms must be"):
+        solved_patches(m, c, q, norms={"blocks.0.post_norm2": 1.0})
+    with pytest.raises(ValueError, match="query_ids"):
+        solved_patches(m, c, [])
+    with pytest.raises(TypeError, match="model must be"):
+        solved_patches(torch.nn.Linear(2, 2), c, q)
 
 
 def test_generation_guards_make_a_collapsed_run_inconclusive(monkeypatch):

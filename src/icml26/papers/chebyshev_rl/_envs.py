@@ -36,7 +36,7 @@ PENDULUM_OBS_LOW = np.array([-1.0, -1.0, -8.0])
 PENDULUM_OBS_HIGH = np.array([1.0, 1.0, 8.0])
 PENDULUM_MAX_STEPS = 200
 
-Policy = Callable[[np.ndarray], np.ndarray]  # obs (B, n) float32 -> actions (B, m)
+Policy = Callable[[np.ndarray], np.ndarray]  # obs (B, n) float32 -> actions (B, 1) or (B,)
 
 
 def mc_starts(n: int = 100) -> np.ndarray:
@@ -44,6 +44,25 @@ def mc_starts(n: int = 100) -> np.ndarray:
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     return np.linspace(-0.6, -0.4, n)
+
+
+def _check_max_steps(max_steps: Any) -> int:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
+        raise TypeError(f"max_steps must be an int, got {max_steps!r}")
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+    return int(max_steps)
+
+
+def _actions(policy: Policy, obs: np.ndarray) -> np.ndarray:
+    """The policy's actions for ``obs`` (B, n) as float32 (B,): shape (B, 1) or (B,), finite, else ValueError."""
+    a = np.asarray(policy(obs), dtype=np.float32)
+    B = obs.shape[0]
+    if a.shape not in ((B,), (B, 1)):
+        raise ValueError(f"policy must return one action per row, shape ({B}, 1) or ({B},), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("policy returned non-finite actions")
+    return a.reshape(B)
 
 
 def _mc_step(x: np.ndarray, v: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,9 +89,13 @@ def mc_rollout(policy: Policy, x0: Any, *, max_steps: int = MC_MAX_STEPS, record
 
     Reward per step ``r = 100 [x >= 0.45 and v >= 0] - 0.1 a^2``; an episode ends at the goal or after ``max_steps``.
     Returns a dict with ``returns`` (B,), ``steps`` (B,) (steps taken), ``success`` (B,) and, if ``record``, the
-    trajectories ``xs``/``vs``/``actions`` of shape (T, B).
+    trajectories ``xs``/``vs``/``actions`` of shape (T, B). ``x0`` must lie on the track [-1.2, 0.6] and ``policy``
+    return one finite action per row, shape (B, 1) or (B,); otherwise ValueError.
     """
+    max_steps = _check_max_steps(max_steps)
     x = np.asarray(x0, dtype=np.float64).ravel().copy()
+    if x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < _MIN_POS) or np.any(x > _MAX_POS):
+        raise ValueError(f"x0 must be non-empty, finite and within the track [{_MIN_POS}, {_MAX_POS}]")
     v = np.zeros_like(x)
     B = x.size
     ret = np.zeros(B)
@@ -81,7 +104,7 @@ def mc_rollout(policy: Policy, x0: Any, *, max_steps: int = MC_MAX_STEPS, record
     traj: dict[str, list[np.ndarray]] = {"xs": [], "vs": [], "actions": []}
     for _ in range(max_steps):
         obs = np.stack([x, v], axis=1).astype(np.float32)
-        a = np.asarray(policy(obs), dtype=np.float32).reshape(B, -1)[:, 0]
+        a = _actions(policy, obs)
         xn, vn, a32 = _mc_step(x, v, a)
         goal = (xn >= _GOAL) & (vn >= 0)
         r = np.where(goal, 100.0, 0.0) - a32.astype(np.float64) ** 2 * 0.1
@@ -112,12 +135,15 @@ def pendulum_rollout(policy: Policy, theta0: Any, thetadot0: Any, *, max_steps: 
     Cost per step ``angle(theta)^2 + 0.1 thetadot^2 + 0.001 u^2``, reward = -cost, ``max_steps`` steps (no early end).
     Returns ``{"returns": (B,)}``.
     """
+    max_steps = _check_max_steps(max_steps)
     th = np.asarray(theta0, dtype=np.float64).ravel().copy()
     thd = np.broadcast_to(np.asarray(thetadot0, dtype=np.float64).ravel(), th.shape).copy()
+    if th.size == 0 or not (np.all(np.isfinite(th)) and np.all(np.isfinite(thd))):
+        raise ValueError("theta0 and thetadot0 must be non-empty and finite")
     ret = np.zeros(th.size)
     for _ in range(max_steps):
         obs = np.stack([np.cos(th), np.sin(th), thd], axis=1).astype(np.float32)
-        u = np.clip(np.asarray(policy(obs), dtype=np.float32).reshape(th.size, -1)[:, 0], -2.0, 2.0)
+        u = np.clip(_actions(policy, obs), -2.0, 2.0)
         costs = _angle_normalize(th) ** 2 + 0.1 * thd**2 + (np.float32(0.001) * u**2).astype(np.float64)
         thd = thd + (3 * 10.0 / 2 * np.sin(th) + (3.0 * u).astype(np.float64)) * 0.05
         thd = np.clip(thd, -8.0, 8.0)

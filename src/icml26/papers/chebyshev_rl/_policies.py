@@ -104,7 +104,8 @@ class ChebyshevPolicy:
             raise ValueError(f"exploration_std must be >= 0, got {exploration_std!r}")
         self.action_low = np.broadcast_to(np.asarray(action_low, dtype=float), (action_dim,)).copy()
         self.action_high = np.broadcast_to(np.asarray(action_high, dtype=float), (action_dim,)).copy()
-        if not (np.all(np.isfinite(self.action_low)) and np.all(self.action_high > self.action_low)):
+        if not (np.all(np.isfinite(self.action_low)) and np.all(np.isfinite(self.action_high))
+                and np.all(self.action_high > self.action_low)):
             raise ValueError("action_low/action_high must be finite with action_high > action_low")
         self.degree = int(degree)
         self.action_dim = int(action_dim)
@@ -196,8 +197,11 @@ class MLPPolicy:
     def __init__(self, obs_dim: int, action_dim: int, *, hidden: tuple[int, ...] = (64, 64),
                  action_low: float | np.ndarray = -1.0, action_high: float | np.ndarray = 1.0,
                  seed: int | np.random.Generator | None = 0, obs_low: Any = None, obs_high: Any = None) -> None:
-        if obs_dim < 1 or action_dim < 1:
-            raise ValueError(f"obs_dim and action_dim must be >= 1, got {obs_dim}, {action_dim}")
+        for name, n in (("obs_dim", obs_dim), ("action_dim", action_dim), *(("hidden", h) for h in hidden)):
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+                raise TypeError(f"{name} must be an int (or ints), got {n!r}")
+            if n < 1:
+                raise ValueError(f"{name} must be >= 1, got {n}")
         if (obs_low is None) != (obs_high is None):
             raise ValueError("obs_low and obs_high must be given together")
         self.obs_low = self.obs_width = None
@@ -212,6 +216,9 @@ class MLPPolicy:
         self.obs_dim, self.action_dim = int(obs_dim), int(action_dim)
         self.action_low = np.broadcast_to(np.asarray(action_low, dtype=float), (action_dim,)).copy()
         self.action_high = np.broadcast_to(np.asarray(action_high, dtype=float), (action_dim,)).copy()
+        if not (np.all(np.isfinite(self.action_low)) and np.all(np.isfinite(self.action_high))
+                and np.all(self.action_high > self.action_low)):
+            raise ValueError("action_low/action_high must be finite with action_high > action_low")
         parts = []
         for fi, fo in zip(self.sizes[:-1], self.sizes[1:]):
             b = 1.0 / np.sqrt(fi)
@@ -235,10 +242,13 @@ class MLPPolicy:
         self.theta = theta.copy()
 
     def normalise(self, obs: Any) -> np.ndarray:
-        """The network's input: ``obs`` (B, n) as float, box-normalised to [-1, 1] if ``obs_low`` was given."""
+        """The network's input: ``obs`` (B, n) as float, box-normalised to [-1, 1] if ``obs_low`` was given.
+        Non-finite observations raise ``ValueError`` (they would give NaN actions)."""
         h = np.atleast_2d(np.asarray(obs, dtype=float))
-        if h.shape[1] != self.obs_dim:
+        if h.ndim != 2 or h.shape[1] != self.obs_dim:
             raise ValueError(f"obs must have trailing dimension {self.obs_dim}, got shape {h.shape}")
+        if not np.all(np.isfinite(h)):
+            raise ValueError("obs must be finite (NaN or inf found)")
         return h if self.obs_low is None else 2.0 * (h - self.obs_low) / self.obs_width - 1.0
 
     def act_with(self, thetas: np.ndarray, obs: Any) -> np.ndarray:

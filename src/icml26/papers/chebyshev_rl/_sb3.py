@@ -12,6 +12,8 @@ import numpy as np
 
 from icml26.common.threads import single_thread
 
+from ._trainers import _check_int
+
 __all__ = ["CH_PPO_HP", "ENV_IDS", "ZOO_MLP_PPO_HP", "ppo", "sb3_actor_params"]
 
 ENV_IDS = {"mc": "MountainCarContinuous-v0", "pendulum": "Pendulum-v1"}
@@ -126,8 +128,7 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
         raise ValueError(f"kind must be 'chebyshev' or 'mlp', got {kind!r}")
     if env not in ENV_IDS:
         raise ValueError(f"env must be one of {tuple(ENV_IDS)}, got {env!r}")
-    if total_steps < 1:
-        raise ValueError(f"total_steps must be >= 1, got {total_steps}")
+    total_steps = _check_int("total_steps", total_steps, 1)
     if not isinstance(n_envs, int) or n_envs < 1:
         raise ValueError(f"n_envs must be an int >= 1, got {n_envs!r}")
     hp = dict(CH_PPO_HP) if hyper is None else dict(hyper)

@@ -34,6 +34,22 @@ def _check_env(env: str) -> None:
         raise ValueError(f"env must be one of {ENVS}, got {env!r}")
 
 
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``; a non-integer (float, NaN, bool) raises TypeError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_pos(name: str, value: Any) -> float:
+    """``value`` as a finite float > 0, else ValueError naming ``name``."""
+    if not (isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
 def _random_starts(env: str, n: int, g: np.random.Generator) -> tuple[np.ndarray, ...]:
     if env == "mc":
         return (g.uniform(-0.6, -0.4, n),)
@@ -62,10 +78,10 @@ def ars(policy: Any, *, env: str = "mc", total_steps: int, n_delta: int = 4, n_t
     Defaults are the authors' CH-ARS hyper-parameters for Mountain Car.
     """
     _check_env(env)
-    if total_steps < 1 or n_delta < 1 or not 1 <= n_top <= n_delta:
-        raise ValueError(f"need total_steps >= 1 and 1 <= n_top <= n_delta, got {total_steps}, {n_top}, {n_delta}")
-    if not (step_size > 0 and delta_std > 0):
-        raise ValueError("step_size and delta_std must be > 0")
+    total_steps, n_delta = _check_int("total_steps", total_steps, 1), _check_int("n_delta", n_delta, 1)
+    if _check_int("n_top", n_top, 1) > n_delta:
+        raise ValueError(f"need 1 <= n_top <= n_delta, got n_top={n_top}, n_delta={n_delta}")
+    step_size, delta_std = _check_pos("step_size", step_size), _check_pos("delta_std", delta_std)
     g = _rng(seed)
     theta = policy.get_params()
     log = TrainLog()
@@ -96,11 +112,10 @@ def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes:
     backpropagation through the tanh MLP). Trains ``policy`` in place.
     """
     _check_env(env)
-    if total_steps < 1 or batch_episodes < 2 or not lr > 0:
-        raise ValueError(f"need total_steps >= 1, batch_episodes >= 2, lr > 0; got {total_steps}, {batch_episodes}, {lr}")
-    sigma = float(exploration_std if exploration_std is not None else getattr(policy, "exploration_std", 0.5))
-    if not sigma > 0:
-        raise ValueError(f"exploration_std must be > 0, got {sigma}")
+    total_steps = _check_int("total_steps", total_steps, 1)
+    batch_episodes, lr = _check_int("batch_episodes", batch_episodes, 2), _check_pos("lr", lr)
+    sigma = _check_pos("exploration_std",
+                       exploration_std if exploration_std is not None else getattr(policy, "exploration_std", 0.5))
     g = _rng(seed)
     theta = policy.get_params()
     opt = _Adam(theta.size, lr=lr)

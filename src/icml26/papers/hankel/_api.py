@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -54,6 +55,15 @@ def _as_signal(name: str, value: ArrayLike) -> np.ndarray:
     return a.astype(np.complex128)
 
 
+def _positive_real(name: str, value: object) -> float:
+    """A finite real number > 0 (Python or NumPy; bool is rejected) as float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {type(value).__name__}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
 def _validate(y, mask, rank, method, tol, max_iter, x_true, eta):  # noqa: ANN001, ANN202 - private helper
     y = _as_signal("y", y)
     n = y.size
@@ -68,6 +78,8 @@ def _validate(y, mask, rank, method, tol, max_iter, x_true, eta):  # noqa: ANN00
         raise ValueError("mask has no observed entries")
     if not np.all(np.isfinite(y[m])):
         raise ValueError("y has NaN or inf among the observed entries (mask == True)")
+    if not np.any(y[m]):
+        raise ValueError("y is zero at every observed entry (mask == True): no rank >= 1 signal to recover")
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
     n1 = n // 2 + 1
@@ -77,17 +89,16 @@ def _validate(y, mask, rank, method, tol, max_iter, x_true, eta):  # noqa: ANN00
         raise ValueError(f"rank must satisfy 1 <= rank < n1 = {n1} (n = {n}), got {rank}")
     if method in _SYMMETRIC and n % 2 == 0:
         raise ValueError(f"y must have odd length for method {method!r} (square Hankel lift), got {n}")
-    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    tol = _positive_real("tol", tol)
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
     if x_true is not None:
         x_true = _as_signal("x_true", x_true)
         if x_true.shape != (n,) or not np.all(np.isfinite(x_true)) or not np.any(x_true):
             raise ValueError(f"x_true must be a finite, nonzero array of shape ({n},)")
-    if eta is not None and not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
-        raise ValueError(f"eta must be a finite number > 0, got {eta!r}")
-    return y, m, int(rank), x_true
+    if eta is not None:
+        eta = _positive_real("eta", eta)
+    return y, m, int(rank), tol, x_true, eta
 
 
 def hankel_complete(
@@ -126,9 +137,10 @@ def hankel_complete(
 
     Raises:
         ValueError: naming the argument, for a length mismatch, a non-bool mask, no observed entries, NaN/inf among the
-            observed entries, a rank outside [1, n1), an unknown method, or a bad tol/max_iter/eta/x_true.
+            observed entries, y zero at every observed entry, a rank outside [1, n1), an unknown method, or a bad
+            tol/max_iter/eta/x_true (tol and eta: real numbers > 0, NumPy floats included, bool rejected).
     """
-    y, m, rank, xt = _validate(y, mask, rank, method, tol, max_iter, x_true, eta)
+    y, m, rank, tol, xt, eta = _validate(y, mask, rank, method, tol, max_iter, x_true, eta)
     t0 = time.perf_counter()
     ops = HankelOps(y.size)
     p = float(m.sum()) / y.size

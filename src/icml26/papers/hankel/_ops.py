@@ -63,28 +63,55 @@ class HankelOps:
         c = self._ifft(x_hat[:, None] * self._phase[m_in] * np.conj(V_hat))
         return c[m_in - 1 : m_in - 1 + m_out]
 
+    def _signal(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        if x.shape != (self.n,):
+            raise ValueError(f"x must have shape ({self.n},), got {x.shape}")
+        return x
+
+    def _factor(self, name: str, A: np.ndarray, rows: int) -> np.ndarray:
+        """A as a 2-D (rows, r) array (a 1-D A is one column); a wrong row count raises instead of zero-padding."""
+        A = np.asarray(A)
+        if A.ndim not in (1, 2) or A.shape[0] != rows:
+            raise ValueError(f"{name} must have shape ({rows},) or ({rows}, r), got {A.shape}")
+        return A[:, None] if A.ndim == 1 else A
+
     def apply(self, x: np.ndarray, V: np.ndarray, *, transpose: bool = False) -> np.ndarray:
-        """H(x) V (or H(x)ᵀ V with ``transpose``) for V of shape (n2, r) (or (n1, r)); O(r N log N)."""
+        """H(x) V (or H(x)ᵀ V with ``transpose``) for V of shape (n2, r) (or (n1, r)); O(r N log N).
+
+        Raises:
+            ValueError: if x is not (n,) or V has not n2 (n1 with ``transpose``) rows.
+        """
+        x = self._signal(x)
         V = np.asarray(V)
-        squeeze = V.ndim == 1
-        V2 = V[:, None] if squeeze else V
-        out = self.apply_hat(self.fft(np.asarray(x)), self.fft(np.conj(V2)), transpose=transpose)
-        return out[:, 0] if squeeze else out
+        V2 = self._factor("V", V, self.n1 if transpose else self.n2)
+        out = self.apply_hat(self.fft(x), self.fft(np.conj(V2)), transpose=transpose)
+        return out[:, 0] if V.ndim == 1 else out
 
     def adjoint_hat(self, UV_hat: np.ndarray) -> np.ndarray:
         """H*(Σ_l u_l v_lᵀ) from the column-wise products DFT(u_l)·DFT(v_l) summed over l (N,) -> (n,)."""
         return self._ifft(UV_hat)[: self.n]
 
     def adjoint(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-        """H*(U Vᵀ) = Σ_l u_l ∗ v_l (linear convolutions; (n1, r) and (n2, r) -> (n,)). No conjugation."""
-        U = np.atleast_2d(np.asarray(U).T).T
-        V = np.atleast_2d(np.asarray(V).T).T
+        """H*(U Vᵀ) = Σ_l u_l ∗ v_l (linear convolutions; (n1, r) and (n2, r) -> (n,)). No conjugation.
+
+        Raises:
+            ValueError: if U has not n1 rows, V has not n2 rows, or their column counts differ.
+        """
+        U = self._factor("U", U, self.n1)
+        V = self._factor("V", V, self.n2)
+        if U.shape[1] != V.shape[1]:
+            raise ValueError(f"U and V must have the same number of columns, got {U.shape[1]} and {V.shape[1]}")
         return self.adjoint_hat(np.sum(self.fft(U) * self.fft(V), axis=1))
 
     def pinv(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-        """H†(U Vᵀ) = D⁻¹ H*(U Vᵀ): anti-diagonal averages of U Vᵀ (the generator G of [P03] when V = U)."""
+        """H†(U Vᵀ) = D⁻¹ H*(U Vᵀ): anti-diagonal averages of U Vᵀ (the generator G of [P03] when V = U).
+
+        Raises:
+            ValueError: as :meth:`adjoint`.
+        """
         return self.adjoint(U, V) / self.w
 
     def hankel_norm_sq(self, x: np.ndarray) -> float:
         """‖H(x)‖_F² = Σ_k w_k |x_k|²."""
-        return float(np.sum(self.w * np.abs(x) ** 2))
+        return float(np.sum(self.w * np.abs(self._signal(x)) ** 2))

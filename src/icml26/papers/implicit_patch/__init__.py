@@ -13,16 +13,17 @@ the with-context residual stream is the target of each layer in turn (the constr
 API: :func:`context_patches` (the multi-layer algorithm) -> :class:`Patches`; :func:`apply_patches` (context
 manager; hooks, the weights are never written); :func:`patched_logits`, :func:`with_context_logits`;
 :func:`patched_generate` (greedy decoding with per-step patches); :func:`layer_patches` (one block);
-:func:`required_updates` (the dense update each patched matrix needs, solved from activations).
+:func:`solved_patches` (every matrix's rank-1 update solved afresh from with-context activations).
 Works on :class:`icml26.common.nn.TinyGPT` in every block layout it offers.
 
 Claims (paper.toml; checks in claims.py):
   1. ``gemma_equivalence`` — Gemma-style model: patched query-alone logits = with-context logits (Abstract).
   2. ``general_equivalence`` — the same for pre-LN, post-LN, parallel, gated and MoE blocks (Abstract).
-  3. ``rank_one`` — every weight patch has rank 1 (Abstract). Checked independently of the stored factors: the
-     minimum-norm update each patched matrix needs, ``ΔW* = (Y* − W X₀) X₀⁺`` from recorded activations
-     (:func:`required_updates`), has σ₂/σ₁ < 1e-10 and equals ``u vᵀ``; forcing two positions to share one update
-     makes it rank 2 (the check fails, a test plants this).
+  3. ``rank_one`` — per-token rank-1 patches of the MLP matrices (plus the norm patch) carry the whole context
+     (Abstract). Rank 1 is by construction (one column per token), so it is not what is tested: every stored patch
+     is replaced by the minimum-norm update solved from targets of the with-context run (:func:`solved_patches`),
+     and the logits must match the with-context ones to < 1e-9 (float64); a wrong target or a dropped norm patch
+     makes it fail (tests plant both).
   4. ``patched_generation`` — greedy decoding with per-step patches = with-context decoding; ``inconclusive`` unless
      the unpatched query alone agrees on ≤ 50 % of tokens and the with-context output has ≥ 3 distinct tokens.
   5. ``negative_controls`` — without the norm patch, or with one matrix patched, the equivalence breaks.
@@ -42,7 +43,7 @@ Deviations / reconstructions (the abstract only; no paper text or code was avail
   5. Models: random O(1)-scale weights, and (small budget) TinyGPTs trained briefly on a copy task; no Gemma weights.
   6. "The context's effect" (the floor of the equivalence claims, the denominator of the controls) is measured with
      the query at the same positions: logits on ``C ‖ x`` against logits on ``C' ‖ x``, ``C'`` another random context
-     of the same length. The output matrices' target in :func:`required_updates` is their output in the patched run.
+     of the same length.
 """
 
 from icml26.papers.implicit_patch._construct import (
@@ -58,18 +59,17 @@ from icml26.papers.implicit_patch._patches import (
     RankOnePatch,
     apply_patches,
 )
-from icml26.papers.implicit_patch._verify import RequiredUpdate, required_updates
+from icml26.papers.implicit_patch._verify import solved_patches
 
 __all__ = [
     "NormPatch",
     "Patches",
     "RankOnePatch",
-    "RequiredUpdate",
     "apply_patches",
     "context_patches",
     "layer_patches",
     "patched_generate",
     "patched_logits",
-    "required_updates",
+    "solved_patches",
     "with_context_logits",
 ]

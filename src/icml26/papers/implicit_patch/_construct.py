@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -36,7 +37,7 @@ from icml26.papers.implicit_patch._patches import (
 
 __all__ = ["context_patches", "layer_patches", "patched_generate", "patched_logits", "with_context_logits"]
 
-Ids = Tensor | Sequence[int]
+Ids = Tensor | np.ndarray | Sequence[int]
 
 
 @dataclass(frozen=True)
@@ -188,8 +189,12 @@ def layer_patches(
 
 
 def _ids(x: Ids, name: str, vocab: int, *, allow_empty: bool) -> Tensor:
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integer token ids, got numpy dtype {x.dtype}")
+        x = torch.from_numpy(x.astype(np.int64))
     if isinstance(x, (str, bytes)) or not isinstance(x, (Tensor, Sequence)):
-        raise TypeError(f"{name} must be a 1-D tensor or sequence of token ids, got {type(x).__name__}")
+        raise TypeError(f"{name} must be a 1-D tensor, numpy array or sequence of token ids, got {type(x).__name__}")
     t = x if isinstance(x, Tensor) else torch.as_tensor(list(x)) if len(x) else torch.empty(0, dtype=torch.long)
     if t.dtype.is_floating_point or t.dtype == torch.bool or t.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {t.dtype}")
@@ -288,7 +293,7 @@ def _generate(model: TinyGPT, context_ids: Ids, query_ids: Ids, *, max_new_token
               ) -> tuple[Tensor, list[float]]:
     """:func:`patched_generate`, plus (``gaps``) the per-step max |patched − with-context| next-token logit gap on
     the same grown query (the with-context logits come from the run that computes the patches' targets)."""
-    if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
     c, q = _check(model, context_ids, query_ids, extra=max(0, max_new_tokens - 1))
     out: list[int] = []

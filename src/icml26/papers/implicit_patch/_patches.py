@@ -110,8 +110,9 @@ class Patches:
 
     def rank_ratios(self) -> dict[str, list[float]]:
         """σ₂/σ₁ of every non-zero dense ``ΔW_t = u_t v_tᵀ`` (float64 SVD), by module path. A storage sanity check
-        only (rank 1 by construction); the real test of [P06]'s rank-1 statement is
-        :func:`~icml26.papers.implicit_patch._verify.required_updates`. Zero patches (unselected MoE) are left out."""
+        only (rank 1 by construction); the test of [P06]'s rank-1 statement replaces these patches by
+        :func:`~icml26.papers.implicit_patch._verify.solved_patches` and compares logits. Zero patches (unselected
+        MoE) are left out."""
         out: dict[str, list[float]] = {}
         for name, p in self.weights.items():
             live = [t for t in range(p.n_positions) if not p.is_zero(t)]

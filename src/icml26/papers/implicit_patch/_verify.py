@@ -1,59 +1,97 @@
-"""An independent check of [P06]'s rank-1 statement: the weight update each patched matrix *needs*, solved from
-recorded activations rather than read off the stored factors ``(u, v)``.
+"""An independent check of [P06]'s rank-1 statement: solve every patched matrix's update afresh from the
+with-context activations, *replace* the stored factors by these solutions, and test the logits.
 
-For a patched ``nn.Linear`` ``W`` and a set ``G`` of query positions that share one update, record its inputs
-``X₀`` (columns ``x₀_t``, t ∈ G) in the patched run on the query alone and the outputs ``Y*`` it must produce there.
-The minimum-Frobenius-norm solution of ``(W + ΔW) X₀ = Y* − b`` is ``ΔW* = (Y* − W X₀ − b) X₀⁺`` (pseudo-inverse).
-Its σ₂/σ₁ says whether a rank-1 update *can* do the job; its distance to the stored ``u_t v_tᵀ`` says whether the
-construction found that update. Targets ``Y*``: for the MLP input matrices (``w_in``, ``w_gate``, router, experts'
-inputs) the matrix's own outputs at the query positions of the run *with the context* (independent of the patch);
-for the output matrices the outputs of the patched run (the MLP output that, through the patched norm, gives the
-with-context block output; the equivalence claims check that this reproduces the logits).
-With one position per group (the construction's token-dependent patches) ``ΔW*`` is rank 1; when two positions
-must share one patch, ``X₀`` has two independent columns and ``ΔW*`` is rank 2 in general.
+Per query position ``t`` and matrix ``W`` (bias ``b``) with input ``x₀_t`` in the query-alone run (the solved
+patches of the layers below applied), the minimum-Frobenius-norm solution of ``(W + ΔW) x₀_t + b = y*_t`` is
+``ΔW*_t = (y*_t − W x₀_t − b) x₀_tᵀ / ‖x₀_t‖²`` — one column, so rank ≤ 1 *by construction*: rank alone is no
+evidence. What can fail is whether hitting these targets makes the patched model reproduce the with-context logits.
+The targets come from the run *with* the context, never from a patched run:
+
+* MLP input matrices (``w_in``, ``w_gate``, an MoE router, every expert's inputs): ``y* = W v_C + b``, their own
+  with-context outputs (input controllability);
+* the output matrix: ``y* = m*``, the MLP output that gives the with-context block output ``y_C``, from inverting
+  the norm after the MLP at ``y_C − base₀`` (output controllability; MoE: the top-1 expert's ``w_out``, scaled by
+  1/gate). The norm's scale/bias patch is taken as given (``norms``, default: the construction's); when the
+  target is out of the (patched) norm's range the solution is NaN and the check fails.
+
+The equations are our reconstruction of the abstract (see the package docstring), written here a second time from
+the defining equations rather than from :mod:`_construct`'s closed forms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import torch
 from torch import Tensor, nn
 
-from icml26.common.nn import TinyGPT
-from icml26.papers.implicit_patch._construct import Ids, _check, context_patches
-from icml26.papers.implicit_patch._patches import Patches, apply_patches
+from icml26.common.nn import MoE, RMSNorm, TinyGPT
+from icml26.papers.implicit_patch._construct import (
+    Ids,
+    _check,
+    _embed,
+    _mlp_site,
+    context_patches,
+)
+from icml26.papers.implicit_patch._patches import (
+    NormPatch,
+    Patches,
+    RankOnePatch,
+    apply_patches,
+)
 
-__all__ = ["RequiredUpdate", "required_updates"]
+__all__ = ["solved_patches"]
 
 
-@dataclass(frozen=True)
-class RequiredUpdate:
-    """The dense update one patched matrix needs at a group of query positions.
+def _input_names(mlp: nn.Module, prefix: str) -> list[str]:
+    """Module paths of the MLP's input matrices (router and every expert's ``w_in``/``w_gate`` for an MoE)."""
+    mlps = list(mlp.experts) if isinstance(mlp, MoE) else [mlp]
+    tags = [f"experts.{e}." for e in range(len(mlps))] if isinstance(mlp, MoE) else [""]
+    out = [f"{prefix}router"] if isinstance(mlp, MoE) else []
+    for tag, m in zip(tags, mlps):
+        out += [f"{prefix}{tag}w_in"] + ([f"{prefix}{tag}w_gate"] if m.w_gate is not None else [])
+    return out
 
-    Attributes:
-        module: module path of the matrix (e.g. ``"blocks.0.mlp.w_in"``).
-        positions: the query positions that share the update (one for [P06]'s token-dependent patches).
-        sigma_ratio: σ₂/σ₁ of ``ΔW*`` (0 for a rank-1 matrix; 0 also when ``ΔW* = 0``).
-        rel_disagreement: ``‖ΔW* − u_t v_tᵀ‖_F / ‖ΔW*‖_F`` with ``t`` the group's first position (absolute when
-            ``ΔW* = 0``).
+
+def _solve(lin: nn.Linear, x0: Tensor, target: Tensor) -> RankOnePatch:
+    """Minimum-norm ``ΔW_t`` with ``(W + ΔW_t) x₀_t + b = target_t``: ``r_t x₀_tᵀ / ‖x₀_t‖²``, ``r = target − lin(x₀)``."""
+    n2 = x0.pow(2).sum(-1)
+    if bool((n2 == 0).any()):  # (NaN from an unreachable target upstream passes on: the logits show it)
+        raise ValueError("an input of a patched matrix is zero at some query position: no update can act on it")
+    return RankOnePatch((target - lin(x0)) / n2[:, None], x0.clone())
+
+
+def _reach(norm: nn.Module, patch: NormPatch | None, target: Tensor, z_ref: Tensor) -> Tensor:
+    """A pre-norm input ``z`` with ``norm_patched(z) = target`` (rows), NaN where none exists.
+
+    RMSNorm ``sγ ⊙ z / sqrt(ms z + ε)``: ``z = α w``, ``w = target ⊘ (sγ)``, ``α² ms w + ε = α²`` ⇒
+    ``α = sqrt(ε / (1 − ms w))`` (needs ``ms w < 1``). LayerNorm ``sγ ⊙ (z − z̄)/sqrt(var z + ε) + β + Δβ``:
+    ``w = (target − β − Δβ) ⊘ (sγ)`` centred, ``α = sqrt(ε / (1 − var w))``, mean of ``z`` free (that of ``z_ref``).
     """
+    T = target.shape[0]
+    s = patch.scale if patch is not None else torch.ones(T, dtype=target.dtype)
+    gs = s[:, None] * norm.weight
+    if isinstance(norm, RMSNorm):
+        w = target / gs
+        gap = 1 - w.pow(2).mean(-1)
+        mean = torch.zeros(T, 1, dtype=target.dtype)
+    elif isinstance(norm, nn.LayerNorm):
+        beta = norm.bias if norm.bias is not None else 0.0
+        shift = patch.shift if patch is not None and patch.shift is not None else 0.0
+        w = (target - beta - shift) / gs
+        w = w - w.mean(-1, keepdim=True)  # a mean left in w is out of reach; the logits will show it
+        gap = 1 - w.pow(2).mean(-1)
+        mean = z_ref.mean(-1, keepdim=True)
+    else:
+        raise TypeError(f"unsupported norm {type(norm).__name__}: expected RMSNorm or LayerNorm")
+    alpha = torch.where(gap > 0, torch.sqrt(norm.eps / gap.clamp_min(1e-300)), torch.full_like(gap, torch.nan))
+    return alpha[:, None] * w + mean
 
-    module: str
-    positions: tuple[int, ...]
-    sigma_ratio: float
-    rel_disagreement: float
 
-
-def _record(model: nn.Module, names: Sequence[str], run: Callable[[], object]) -> dict[str, tuple[Tensor, Tensor]]:
-    """(input, output) of each named module during ``run()`` (last call; batch 1 → (T, features))."""
+def _record(mods: Mapping[str, nn.Module], run) -> dict[str, tuple[Tensor, Tensor]]:
+    """(input, output) of each module during ``run()`` (its last call)."""
     rec: dict[str, tuple[Tensor, Tensor]] = {}
-    handles = []
-    for n in names:
-        def hook(m: nn.Module, inp: tuple[Tensor, ...], out: Tensor, n: str = n) -> None:
-            rec[n] = (inp[0][0].detach().clone(), out[0].detach().clone())
-        handles.append(model.get_submodule(n).register_forward_hook(hook))
+    handles = [m.register_forward_hook(lambda _m, i, o, n=n: rec.__setitem__(n, (i[0], o))) for n, m in mods.items()]
     try:
         run()
     finally:
@@ -62,50 +100,63 @@ def _record(model: nn.Module, names: Sequence[str], run: Callable[[], object]) -
     return rec
 
 
+def _mlp_io(mlp: nn.Module, v: Tensor, outs: Mapping[str, nn.Module]) -> tuple[dict[str, tuple[Tensor, Tensor]], Tensor]:
+    """``mlp(v)`` and the (input, output) of its output matrices ``outs`` in that call."""
+    box: dict[str, Tensor] = {}
+    rec = _record(outs, lambda: box.__setitem__("m", mlp(v)))
+    return rec, box["m"]
+
+
 @torch.no_grad()
-def required_updates(
-    model: TinyGPT, context_ids: Ids, query_ids: Ids, *, patches: Patches | None = None,
-    groups: Sequence[Sequence[int]] | None = None,
-) -> list[RequiredUpdate]:
-    """σ₂/σ₁ of the minimum-norm dense update each patched matrix needs, and its agreement with the stored factors
-    (the rank-1 statement of [P06]'s abstract, checked from activations; see the module docstring).
+def solved_patches(model: TinyGPT, context_ids: Ids, query_ids: Ids, *,
+                   norms: Mapping[str, NormPatch] | None = None) -> Patches:
+    """Rank-1 updates of every MLP matrix solved from the with-context activations (module docstring), layer by
+    layer on the query-alone run they produce. Pass the result to :func:`patched_logits` to test [P06]'s claim
+    that such per-token rank-1 patches (plus the norm patch) carry the whole context.
 
     Args:
         model, context_ids, query_ids: as for :func:`context_patches` (``C``, ``x``).
-        patches: the patches to check (default: :func:`context_patches` of the pair).
-        groups: query positions that must share one update (default: each position alone, as in [P06]).
-            Groups whose stored patch is zero at every position (unselected MoE experts) are skipped.
+        norms: norm patches to use (default: those of :func:`context_patches`; ``{}`` for none).
 
-    Raises ``ValueError`` for a group naming a position outside the query, on top of :func:`context_patches`'s checks.
+    Raises ``ValueError``/``TypeError`` as :func:`context_patches` does, and ``TypeError`` for ``norms`` not mapping to NormPatch.
     """
     c, q = _check(model, context_ids, query_ids)
-    T, n_c = q.numel(), c.numel()
-    if patches is None:
-        patches = context_patches(model, c, q)
-    if groups is None:
-        groups = [(t,) for t in range(T)]
-    groups = [tuple(int(t) for t in g) for g in groups]
-    if any(not g or min(g) < 0 or max(g) >= T for g in groups):
-        raise ValueError(f"groups must be non-empty lists of query positions in [0, {T}), got {groups}")
-    names = list(patches.weights)
-    rec_c = _record(model, names, lambda: model(torch.cat([c, q])[None]))
-    with apply_patches(model, patches):
-        rec_p = _record(model, names, lambda: model(q[None]))
-    out: list[RequiredUpdate] = []
-    for name in names:
-        lin, p = model.get_submodule(name), patches.weights[name]
-        x0, y_patched = rec_p[name]
-        y_star = y_patched if name.endswith("w_out") else rec_c[name][1][n_c:]
-        resid = y_star - nn.functional.linear(x0, lin.weight, lin.bias)  # (T, out)
-        for g in groups:
-            if all(p.is_zero(t) for t in g):
-                continue
-            idx = list(g)
-            dw = resid[idx].T @ torch.linalg.pinv(x0[idx].T)  # (out, |G|) @ (|G|, in)
-            s = torch.linalg.svdvals(dw)
-            stored = p.dense(g[0])
-            scale = float(torch.linalg.norm(dw))
-            ratio = float(s[1] / s[0]) if len(s) > 1 and float(s[0]) > 0 else 0.0
-            dis = float(torch.linalg.norm(dw - stored)) / (scale if scale > 0 else 1.0)
-            out.append(RequiredUpdate(name, g, ratio, dis))
-    return out
+    n_c, T = c.numel(), q.numel()
+    if norms is None:
+        norms = context_patches(model, c, q).norms
+    if not isinstance(norms, Mapping) or not all(isinstance(v, NormPatch) for v in norms.values()):
+        raise TypeError(f"norms must be a mapping of module path -> NormPatch, got {type(norms).__name__}")
+    inputs = [n for i, b in enumerate(model.blocks) for n in _input_names(b.mlp, f"blocks.{i}.mlp.")]
+    watch = {n: model.get_submodule(n) for n in inputs} | {f"blocks.{i}": b for i, b in enumerate(model.blocks)}
+    ctx = {n: o[0, n_c:] for n, (_i, o) in _record(watch, lambda: model(torch.cat([c, q])[None])).items()}
+    x, pos = _embed(model, q), torch.arange(T)
+    weights: dict[str, RankOnePatch] = {}
+    for i, block in enumerate(model.blocks):
+        pre, mlp = f"blocks.{i}.", block.mlp
+        site = _mlp_site(block, x, pos)
+        layer = {n: _solve(model.get_submodule(n), site.v, ctx[n]) for n in _input_names(mlp, pre + "mlp.")}
+        outs = {n: mlp.get_submodule(n) for n in ([f"experts.{e}.w_out" for e in range(len(mlp.experts))]
+                                                  if isinstance(mlp, MoE) else ["w_out"])}
+        with apply_patches(model, Patches(layer, {}, T, n_c)):  # the hidden states the solved inputs give
+            rec, m_cur = _mlp_io(mlp, site.v, outs)
+            gates = mlp.gates(site.v) if isinstance(mlp, MoE) else None
+        tau = ctx[f"blocks.{i}"] - site.base  # y_C − base₀ = P(extra₀ + m*)
+        if site.post is None:
+            m_star = tau - site.extra
+        else:
+            m_star = _reach(site.post, norms.get(pre + str(site.post_name)), tau, site.extra + m_cur) - site.extra
+        for n, mod in outs.items():
+            h0, o = rec[n]
+            if gates is None:
+                target = m_star
+            else:  # MoE output Σ_e g_e o_e: move the top-1 expert's output by (m* − m)/g
+                e = int(n.split(".")[1])
+                top = gates.argmax(-1) == e
+                g = torch.where(top, gates[:, e], torch.ones_like(gates[:, e]))
+                target = torch.where(top[:, None], o + (m_star - m_cur) / g[:, None], o)
+            layer[f"{pre}mlp.{n}"] = _solve(mod, h0, target)
+        weights.update(layer)
+        mine = {k: v for k, v in norms.items() if k.startswith(pre)}
+        with apply_patches(model, Patches(layer, mine, T, n_c)):
+            x = block(x, pos)
+    return Patches(weights, dict(norms), T, n_c)
