@@ -185,6 +185,10 @@ def test_bad_hyper_parameters_rejected():
         heavy_ball(lr=0.1, momentum=1.5)
     with pytest.raises(ValueError, match="eps"):
         adagrad(lr=0.1, eps=-1.0)
+    with pytest.raises(TypeError, match="eps"):
+        rmsprop(lr=0.1, beta2=0.9, eps="x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="eps"):
+        adam(lr=0.1, beta1=0.9, beta2=0.9, eps=None)  # type: ignore[arg-type]
 
 
 def test_bad_update_input_rejected():

@@ -153,3 +153,34 @@ def test_bad_input_rejected():
         make_separable_data(10, 3, margin=-1.0, seed=0)
     with pytest.raises(ValueError, match="n must be"):
         make_separable_data(0, 3, margin=0.1, seed=0)
+
+
+def test_wrong_types_name_the_argument():
+    X, y = make_separable_data(10, 3, margin=0.1, seed=0)
+    with pytest.raises(TypeError, match="margin"):
+        make_separable_data(10, 3, margin="a", seed=0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="n must be an int"):
+        make_separable_data(10.0, 3, margin=0.1, seed=0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="init_scale"):
+        TwoLayerNet(X, y, width=4, seed=0, init_scale="a")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="alpha"):
+        TwoLayerNet(X, y, width=4, alpha="a", seed=0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="width"):
+        TwoLayerNet(X, y, width=4.0, seed=0)  # type: ignore[arg-type]
+
+
+def test_seed_must_be_explicit():
+    """``seed=None`` (fresh entropy, not reproducible) is refused; an int or a Generator is accepted."""
+    X, y = make_separable_data(10, 3, margin=0.1, seed=0)
+    with pytest.raises(TypeError, match="seed"):
+        make_separable_data(10, 3, margin=0.1, seed=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        TwoLayerNet(X, y, width=4, seed=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        make_separable_data(10, 3, margin=0.1, seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        TwoLayerNet(X, y, width=4, seed=-1)
+    X2, _ = make_separable_data(10, 3, margin=0.1, seed=np.random.default_rng(0))
+    np.testing.assert_array_equal(X, X2)
+    a = TwoLayerNet(X, y, width=4, seed=np.random.default_rng(3)).theta0
+    np.testing.assert_array_equal(a, TwoLayerNet(X, y, width=4, seed=3).theta0)

@@ -79,7 +79,7 @@ def test_evolve_advection_exact_transport():
     x = np.linspace(-6, 10, 120)
     theta0 = np.array([1.0, 0.0, 0.0])
     for method in ("lstsq", "tsvd", "dfo"):
-        tr = evolve(g, LinearAdvection(1.0), theta0, (0.0, 1.0), x=x, dt=0.05, method=method)
+        tr = evolve(g, LinearAdvection(speed=1.0), theta0, (0.0, 1.0), x=x, dt=0.05, method=method)
         np.testing.assert_allclose(tr.theta[-1], [1.0, 1.0, 0.0], atol=1e-10)
         assert np.all(tr.residual <= 1e-10 * tr.rhs_norm + 1e-14)
 
@@ -88,7 +88,7 @@ def test_dfo_keeps_duplicated_units_together_and_at_minimum():
     # exactly duplicated, symmetric units: DFO stays at the least-squares minimum and is smooth
     g = GaussianSum(2)
     x = np.linspace(-6, 10, 120)
-    tr = evolve(g, LinearAdvection(1.0), np.array([0.5, 0.5, 0.0, 0.0, 0.0, 0.0]), (0.0, 1.0), x=x, dt=0.05)
+    tr = evolve(g, LinearAdvection(speed=1.0), np.array([0.5, 0.5, 0.0, 0.0, 0.0, 0.0]), (0.0, 1.0), x=x, dt=0.05)
     assert not tr.blew_up
     assert np.all(tr.residual <= 1.01 * tr.residual_min + 1e-10 * tr.rhs_norm)
     np.testing.assert_allclose(g(tr.theta[-1], x), np.exp(-0.5 * (x - 1.0) ** 2), atol=1e-10)

@@ -83,7 +83,7 @@ def test_vanilla_exact_dynamics_raise_pass1_and_sharpen():
     t = make_toy_tasks(20, seed=0)
     run = train_toy(t, vanilla(), steps=100, lr=0.1, record_every=10)
     p1 = [m["pass@1"] for _, m in run.history]
-    assert all(b >= a - 1e-12 for a, b in zip(p1, p1[1:]))
+    assert all(b >= a - 1e-12 for a, b in itertools.pairwise(p1))
     assert run.final["entropy_correct"] < run.history[0][1]["entropy_correct"]
 
 
@@ -113,3 +113,31 @@ def test_bad_input_rejected():
         train_toy(TASKS, lambda r, lp: r, steps=1)
     with pytest.raises(ValueError, match="n_correct must satisfy"):
         make_toy_tasks(2, n_answers=4, n_correct=(3, 6))
+
+
+def test_kl_optimum_rejects_bad_input():
+    ok = {"beta": 0.5, "gamma_p": 0.1, "gamma_n": 0.1}
+    for beta in (0.0, -0.5, np.inf, np.nan):
+        with pytest.raises(ValueError, match="beta must be finite and > 0"):
+            kl_optimum(BASE, COR, **{**ok, "beta": beta})
+    for beta in ("1", True, None):
+        with pytest.raises(TypeError, match="beta must be a real number"):
+            kl_optimum(BASE, COR, **{**ok, "beta": beta})
+    with pytest.raises(ValueError, match="gamma_p and gamma_n must be >= 0"):
+        kl_optimum(BASE, COR, **{**ok, "gamma_n": -0.1})
+    with pytest.raises(TypeError, match="gamma_p must be a finite real"):
+        kl_optimum(BASE, COR, **{**ok, "gamma_p": np.nan})
+    with pytest.raises(ValueError, match="base must sum to 1"):
+        kl_optimum(np.array([[0.5, 0.3, 0.1]]), COR, **ok)
+    with pytest.raises(ValueError, match=r"base must hold probabilities in \[0, 1\]"):
+        kl_optimum(np.array([[1.2, -0.1, -0.1]]), COR, **ok)
+    with pytest.raises(ValueError, match="base must be > 0 everywhere"):
+        kl_optimum(np.array([[0.5, 0.5, 0.0]]), COR, **ok)
+    with pytest.raises(TypeError, match="correct must be a boolean mask"):
+        kl_optimum(BASE, COR.astype(int), **ok)
+    with pytest.raises(ValueError, match="correct has shape"):
+        kl_optimum(BASE, np.array([[True, False]]), **ok)
+    # valid input: a distribution; with γ = 0 it is π_base·e^{r/β} renormalised
+    v = kl_optimum(BASE[0], COR[0], beta=0.5, gamma_p=0.0, gamma_n=0.0)
+    w = BASE[0] * np.exp(COR[0] / 0.5)
+    assert v == pytest.approx(w / w.sum())

@@ -73,10 +73,20 @@ def test_bad_input_rejected():
     with pytest.raises(ValueError, match="rewards must be finite"):
         t([np.inf, 0.0], [-1.0, -1.0])
     with pytest.raises(ValueError, match="gamma_p must be >= 0"):
-        AdvantageTransform("ds", gamma_p=-0.1)
+        AdvantageTransform(kind="ds", gamma_p=-0.1)
     with pytest.raises(ValueError, match="kind must be one of"):
-        AdvantageTransform("kl")
+        AdvantageTransform(kind="kl")
     with pytest.raises(TypeError, match="gamma_n must be a finite real"):
-        AdvantageTransform("ds", gamma_n="big")
+        AdvantageTransform(kind="ds", gamma_n="big")
     with pytest.raises(ValueError, match="gamma_p and gamma_n must be >= 0"):
         differential_smoothing_reward(R, LP, gamma_p=-1.0, gamma_n=0.0)
+
+
+def test_hyper_parameters_are_keyword_only():
+    from icml26.papers.diff_smoothing import LMConfig
+
+    with pytest.raises(TypeError):
+        AdvantageTransform("ds", 0.1, 0.1)
+    with pytest.raises(TypeError):
+        LMConfig(2, 2, 48)
+    assert LMConfig(d_model=16).d_model == 16

@@ -17,8 +17,11 @@ def _fake_run(**over):
             "agree_safe": {"dirl_free": 1.0, "dirl": 1.0, "maxent": 0.0, "bc": 1.0},
             "cvar": {"dirl_free": 1.0, "dirl": 1.0, "maxent": 0.0, "expert": 1.0}, "agree_all": {},
             "checkpoints": ck, "true_violation": [1.0, 0.3, 0.1, 0.01, 0.0, 0.0],
-            "train_violation": [1.0, 0.0], "objective_avg": [1.0 / (t + 1) for t in ck], "f_star": 0.0}
+            "train_violation": [1.0, 0.0], "objective_avg": [1.0 / (t + 1) for t in ck], "f_star": 0.0,
+            "mismatched": {"cvar_0.3": {"agree_safe": 0.0, "cvar": 0.0}}}
     base.update(over)
+    for k in ("w1_dirl", "sigma_ratio", "true_violation", "objective_avg", "f_star"):
+        base.setdefault(k + "_known", base[k])
     return base
 
 
@@ -33,14 +36,38 @@ CTX = Context(seeds=(0, 1, 2), budget="small")
 CFG = C.DirlConfig(C.ExperimentConfig(n_iter=100))
 
 
-def test_rule_handles_nan_ci_and_bars():
-    assert C.rule(-0.1, float("nan"), float("nan"), -0.5, upper=True) == Verdict.FAILS
-    assert C.rule(-0.9, float("nan"), float("nan"), -0.5, upper=True) == Verdict.HOLDS
-    assert C.rule(float("nan"), 0.0, 0.0, -0.5, upper=True) == Verdict.INCONCLUSIVE
-    assert C.rule(-0.4, -0.6, -0.2, -0.5, upper=True) == Verdict.INCONCLUSIVE
-    assert C.rule(0.8, 0.7, 0.85, 0.9, upper=False) == Verdict.FAILS
+def test_rule_decides_on_the_whole_ci():
+    """Review 2: holds only if the whole CI meets the bar, fails only if it wholly misses, and < 3 seeds or a
+    non-finite number is always inconclusive."""
+    H, F, I = Verdict.HOLDS, Verdict.FAILS, Verdict.INCONCLUSIVE
+    assert C.rule(-0.9, -1.0, -0.6, -0.5, upper=True, n=5) == H
+    assert C.rule(-0.9, -1.0, -0.4, -0.5, upper=True, n=5) == I  # point meets the bar, the CI straddles it
+    assert C.rule(-0.1, -0.3, 0.0, -0.5, upper=True, n=5) == F
+    assert C.rule(0.95, 0.92, 1.0, 0.9, upper=False, n=5) == H
+    assert C.rule(0.95, 0.85, 1.0, 0.9, upper=False, n=5) == I
+    assert C.rule(0.8, 0.7, 0.85, 0.9, upper=False, n=5) == F
+    assert C.rule(-0.9, -0.9, -0.9, -0.5, upper=True, n=2) == I  # below MIN_SEEDS
+    assert C.rule(-0.1, -0.1, -0.1, -0.5, upper=True, n=1) == I
+    assert C.rule(-0.9, float("nan"), float("nan"), -0.5, upper=True, n=5) == I
+    assert C.rule(float("nan"), 0.0, 0.0, -0.5, upper=True, n=5) == I
     assert C.combine(Verdict.HOLDS, Verdict.INCONCLUSIVE) == Verdict.INCONCLUSIVE
     assert C.combine(Verdict.HOLDS, Verdict.FAILS) == Verdict.FAILS
+
+
+def test_one_seed_is_inconclusive(plant):
+    plant()
+    one = Context(seeds=(0,), budget="smoke")
+    assert C.check_risk_averse_imitation(CFG, one).verdict == Verdict.INCONCLUSIVE
+    assert C.check_fsd_decreases(CFG, one).verdict == Verdict.INCONCLUSIVE
+
+
+def test_straddling_seeds_are_inconclusive(monkeypatch):
+    """Seeds that disagree (P(safe) 1, 1, 0.6) put the CI across the 0.9 bar: not holds, though the mean is 0.87/0.9."""
+    vals = {0: 1.0, 1: 1.0, 2: 0.6, 3: 1.0}
+    monkeypatch.setattr(C, "_run", lambda exp, s: dict(_fake_run(agree_safe={
+        "dirl_free": vals[s], "dirl": 1.0, "maxent": 0.0, "bc": 1.0}), seed=s))
+    r = C.check_risk_averse_imitation(CFG, Context(seeds=(0, 1, 2, 3), budget="small"))
+    assert r.measured["agree_safe_ci"]["dirl_free"][0] >= 0.9 and r.verdict == Verdict.INCONCLUSIVE
 
 
 def test_box_corner_fake_never_holds(plant):
@@ -60,7 +87,18 @@ def test_uniform_maxent_and_privileged_only_success_do_not_hold(plant):
     r = C.check_risk_averse_imitation(CFG, CTX)
     assert r.verdict == Verdict.FAILS and r.measured["verdict_known_neutral"] == "holds"
     plant()
-    assert C.check_risk_averse_imitation(CFG, CTX).verdict == Verdict.HOLDS
+    r = C.check_risk_averse_imitation(CFG, CTX)
+    assert r.verdict == Verdict.HOLDS and r.measured["mismatched"]["cvar_0.3"]["verdict"] == "fails"
+
+
+def test_privileged_only_success_does_not_count(plant):
+    """Review 1: shape, FSD and rate are judged on the fit with every group learned; the privileged row is extra."""
+    plant(true_violation=[0.2, 0.3, 0.4, 0.45, 0.3, 0.0], true_violation_known=[1.0, 0.3, 0.1, 0.01, 0.0, 0.0])
+    r = C.check_fsd_decreases(CFG, CTX)
+    assert r.verdict == Verdict.FAILS and r.measured["known_neutral"]["verdict"] == "holds"
+    plant(w1_dirl=0.9, sigma_ratio=1.0, w1_dirl_known=0.1, sigma_ratio_known=20.0)
+    r = C.check_reward_shape(CFG, CTX)
+    assert r.verdict == Verdict.FAILS and r.measured["known_neutral"]["bars_alone"] == "holds"
 
 
 def test_fsd_late_drop_fails_and_early_drop_holds(plant):

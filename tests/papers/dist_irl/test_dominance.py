@@ -88,3 +88,12 @@ def test_bad_input():
         gaussian_mixture_quantiles(np.array([1.0]), np.zeros(1), np.ones(1), np.array([1.0]))
     with pytest.raises(ValueError, match="standardise"):
         standardized_wasserstein((np.zeros(2), np.zeros(2)), (np.zeros(2), np.ones(2)))
+
+
+@pytest.mark.parametrize(("tol", "err"), [(float("nan"), ValueError), (-0.1, ValueError), (float("inf"), ValueError),
+                                          (True, TypeError), ("0", TypeError)])
+def test_first_order_dominates_rejects_bad_tol(tol, err):
+    """Review 16: a NaN or negative tolerance would silently give a wrong answer."""
+    with pytest.raises(err, match="tol"):
+        first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=tol)
+    assert first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=np.float32(0.0))

@@ -139,6 +139,15 @@ def test_bad_mdp_input():
         GaussianRewards(np.zeros(2), np.array([1.0, -1.0]))
 
 
+def test_exact_returns_rejects_a_bad_start(task):
+    """Review 16: an out-of-range start raised IndexError from deep inside the enumeration."""
+    pi = task.route_policy((False, True))
+    for bad, err in ((999, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)):
+        with pytest.raises(err, match="start"):
+            exact_returns(task.mdp, pi, task.true_rewards, start=bad)
+    exact_returns(task.mdp, pi, task.true_rewards, start=np.int64(task.starts[1]))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.floats(-2, 2), min_size=2, max_size=2))
 def test_policies_that_are_not_distributions_are_rejected(row):

@@ -92,6 +92,8 @@ def _check_beta(beta: float, name: str, *, allow_zero: bool = True) -> float:
 
 
 def _check_eps(eps: float) -> float:
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)):
+        raise TypeError(f"eps must be a real number, got {type(eps).__name__}")
     if not (np.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
     return float(eps)

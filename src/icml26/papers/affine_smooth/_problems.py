@@ -11,8 +11,6 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from icml26.common.seeding import rng as _rng
-
 __all__ = [
     "LogisticRegression",
     "SoftmaxBandit",
@@ -64,18 +62,42 @@ def _data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def make_separable_data(n: int, d: int, *, margin: float, seed: int | np.random.Generator | None) -> tuple[np.ndarray, np.ndarray]:
+def _real(x: Any, name: str) -> float:
+    """``x`` as a float; TypeError naming ``name`` unless it is a real number (bool excluded)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
+    return float(x)
+
+
+def _pos_int(x: Any, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(x).__name__}")
+    if x < 1:
+        raise ValueError(f"{name} must be a positive int, got {x!r}")
+    return int(x)
+
+
+def _generator(seed: Any) -> np.random.Generator:
+    """A reproducible Generator: ``seed`` must be an int or a ``np.random.Generator`` (``None`` is refused)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or a numpy Generator (explicit, for reproducibility), got {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+def make_separable_data(n: int, d: int, *, margin: float, seed: int | np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Linearly separable data (X, y) with ℓ2 margin ≥ ``margin`` w.r.t. a random unit separator through 0.
 
     x_i ~ N(0, I_d / d) (so ‖x_i‖ ≈ 1), y_i = sign(uᵀx_i), then x_i ← x_i + margin · y_i · u.
     """
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
-    if not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive int, got {d!r}")
+    n, d = _pos_int(n, "n"), _pos_int(d, "d")
+    margin = _real(margin, "margin")
     if not (np.isfinite(margin) and margin > 0):
         raise ValueError(f"margin must be finite and > 0, got {margin!r}")
-    g = _rng(seed)
+    g = _generator(seed)
     u = g.standard_normal(d)
     u /= np.linalg.norm(u)
     X = g.standard_normal((n, d)) / np.sqrt(d)
@@ -183,19 +205,21 @@ class TwoLayerNet:
     Symbols: W ↔ ``theta.reshape(m, d)`` (first layer, trained), a ↔ ``a`` (second layer, fixed), α ↔ ``alpha``.
     """
 
-    def __init__(self, X: Any, y: Any, *, width: int, alpha: float = 0.2, seed: int | np.random.Generator | None, init_scale: float = 0.1) -> None:
+    def __init__(self, X: Any, y: Any, *, width: int, alpha: float = 0.2, seed: int | np.random.Generator, init_scale: float = 0.1) -> None:
         self.X, self.y = _data(X, y)
-        if not isinstance(width, (int, np.integer)) or width < 2 or width % 2:
+        if _pos_int(width, "width") < 2 or width % 2:
             raise ValueError(f"width must be an even int >= 2, got {width!r}")
+        alpha, init_scale = _real(alpha, "alpha"), _real(init_scale, "init_scale")
         if not (0.0 < alpha <= 1.0):
             raise ValueError(f"alpha must lie in (0, 1], got {alpha!r}")
         if not (np.isfinite(init_scale) and init_scale >= 0):
             raise ValueError(f"init_scale must be finite and >= 0, got {init_scale!r}")
-        self.width, self.alpha = int(width), float(alpha)
-        n, d = self.X.shape
+        g = _generator(seed)
+        self.width, self.alpha = int(width), alpha
+        d = self.X.shape[1]
         self.a = np.repeat([1.0, -1.0], self.width // 2) / self.width
         self.dim = self.width * d
-        self.theta0 = init_scale * _rng(seed).standard_normal(self.dim) / np.sqrt(d)
+        self.theta0 = init_scale * g.standard_normal(self.dim) / np.sqrt(d)
 
     def _parts(self, theta: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         W = _theta(theta, self.dim).reshape(self.width, self.X.shape[1])

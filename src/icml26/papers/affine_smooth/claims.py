@@ -20,13 +20,28 @@ from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
 from icml26.common.stats import bootstrap_ci, loglog_slope
 from icml26.figures import new_figure, render
 from icml26.papers.affine_smooth._analysis import (
+    AffineSmoothnessFit,
     estimate_affine_smoothness,
     iterations_to_eps,
     linear_rate,
     run_method,
 )
-from icml26.papers.affine_smooth._optim import adagrad, adam, amsgrad, gd, heavy_ball, rmsprop, sign_gd
-from icml26.papers.affine_smooth._problems import LogisticRegression, SoftmaxBandit, TwoLayerNet, lower_bound_instance, make_separable_data
+from icml26.papers.affine_smooth._optim import (
+    adagrad,
+    adam,
+    amsgrad,
+    gd,
+    heavy_ball,
+    rmsprop,
+    sign_gd,
+)
+from icml26.papers.affine_smooth._problems import (
+    LogisticRegression,
+    SoftmaxBandit,
+    TwoLayerNet,
+    lower_bound_instance,
+    make_separable_data,
+)
 
 RATE_BAR, PERSIST_BAR, SPEEDUP_DECADES = -5e-3, 0.8, 3.0
 GD_SLOPE_RANGE, SLOW_BAR, FAST_BAR, AFFINE_BAR = (-1.5, -0.5), 0.75, 0.25, 0.9
@@ -78,18 +93,24 @@ class BanditConfig:
     gd_lr: float = 0.4  # 2/5: the 1/L step of Mei et al. (2020) for softmax PG
 
 
+def _compare_curves(s_log_f: np.ndarray, g_log_f: np.ndarray, window: int) -> dict:
+    """The numbers the sign-vs-GD rule reads, from the log f curves of sign GD (``s_log_f``) and GD (``g_log_f``)."""
+    rate, persist = _rates(s_log_f, window)
+    kk = min(s_log_f.size, g_log_f.size) - 1  # sign GD may stop early at the floor (f < 1e-260): compare there
+    return {"sign_rate": rate, "sign_persistence": persist, "gd_rate": _rates(g_log_f, window)[0],
+            "gd_loglog_slope": _tail_loglog(g_log_f), "log10_f_sign": s_log_f[-1] / LN10,
+            "log10_f_gd": g_log_f[-1] / LN10, "speedup_decades": (g_log_f[kk] - s_log_f[kk]) / LN10,
+            "_curves": {"sign GD": s_log_f, "GD": g_log_f}}
+
+
 def _sign_vs_gd(problem, sign_lr: float, gd_lr: float, iters: int, window: int) -> dict:
     s = run_method(problem, sign_gd(lr=sign_lr), iters=iters)
     g = run_method(problem, gd(lr=gd_lr), iters=iters)
-    rate, persist = _rates(s.log_f, window)
-    kk = min(s.log_f.size, g.log_f.size) - 1  # sign GD may stop early at the floor (f < 1e-260): compare there
-    return {"sign_rate": rate, "sign_persistence": persist, "gd_rate": _rates(g.log_f, window)[0],
-            "gd_loglog_slope": _tail_loglog(g.log_f), "log10_f_sign": s.log_f[-1] / LN10,
-            "log10_f_gd": g.log_f[-1] / LN10, "speedup_decades": (g.log_f[kk] - s.log_f[kk]) / LN10,
-            "_curves": {"sign GD": s.log_f, "GD": g.log_f}}
+    return _compare_curves(s.log_f, g.log_f, window)
 
 
-def _verdict_sign(rows: list[dict], what: str, figure) -> ClaimResult:
+def _sign_fails(rows: list[dict]) -> list[str]:
+    """The sign-vs-GD rule: every seed's failed bars (empty list = holds)."""
     fails = []
     for r in rows:
         if not r["sign_rate"] <= RATE_BAR:
@@ -100,6 +121,11 @@ def _verdict_sign(rows: list[dict], what: str, figure) -> ClaimResult:
             fails.append(f"seed {r['seed']}: GD log-log slope {r['gd_loglog_slope']:.2f} outside {GD_SLOPE_RANGE}")
         if not r["speedup_decades"] >= SPEEDUP_DECADES:
             fails.append(f"seed {r['seed']}: sign GD only {r['speedup_decades']:.1f} decades below GD")
+    return fails
+
+
+def _verdict_sign(rows: list[dict], what: str, figure) -> ClaimResult:
+    fails = _sign_fails(rows)
     rates = [r["sign_rate"] for r in rows]
     ci = bootstrap_ci(rates)
     measured = {k: [r[k] for r in rows] for k in rows[0] if not k.startswith("_")}
@@ -231,6 +257,22 @@ def _lower_bound_methods(c: LowerBoundConfig) -> dict[str, object]:
 SLOW, FAST = ("gd", "heavy_ball", "adagrad", "amsgrad"), ("rmsprop", "adam")
 
 
+def _lower_bound_row(name: str, log_f: np.ndarray, eps: np.ndarray) -> dict:
+    """Iterations to reach each ε on the curve ``log_f`` and the log-log slope of those counts on 1/ε."""
+    its = iterations_to_eps(log_f, eps)
+    ok = its > 0
+    slope = loglog_slope(1.0 / eps[ok], its[ok]).value if ok.sum() >= 3 else float("nan")
+    return {"method": name, "iterations": its.tolist(), "slope": slope, "reached_all": bool(ok.all())}
+
+
+def _lower_bound_fails(by: dict[str, dict]) -> list[str]:
+    """The lower-bound rule on rows keyed by method (``slope``, ``reached_all``): failed bars (empty = holds)."""
+    fails = [f"{m}: slope {by[m]['slope']:.2f} < {SLOW_BAR}" for m in SLOW if not by[m]["slope"] >= SLOW_BAR]
+    fails += [f"{m}: slope {by[m]['slope']:.2f} > {FAST_BAR} or ε not reached" for m in FAST
+              if not (by[m]["slope"] <= FAST_BAR and by[m]["reached_all"])]
+    return fails
+
+
 def check_lower_bound(cfg: LowerBoundConfig, ctx: Context) -> ClaimResult:
     """[P26] lower bound: on f(θ) = log(1 + e^{−θ}) GD, heavy-ball, AdaGrad, AMSGrad need Ω(1/ε) steps,
     RMSProp and Adam O(log 1/ε)."""
@@ -240,16 +282,11 @@ def check_lower_bound(cfg: LowerBoundConfig, ctx: Context) -> ClaimResult:
     def one(item: tuple[str, object]) -> dict:
         name, m = item
         tr = run_method(p, m, iters=cfg.max_iters, log_f_floor=float(np.log(eps.min())) - 1e-9)
-        its = iterations_to_eps(tr.log_f, eps)
-        ok = its > 0
-        slope = loglog_slope(1.0 / eps[ok], its[ok]).value if ok.sum() >= 3 else float("nan")
-        return {"method": name, "iterations": its.tolist(), "slope": slope, "reached_all": bool(ok.all())}
+        return _lower_bound_row(name, tr.log_f, eps)
 
     rows = ctx.map(one, list(_lower_bound_methods(cfg).items()))
     by = {r["method"]: r for r in rows}
-    fails = [f"{m}: slope {by[m]['slope']:.2f} < {SLOW_BAR}" for m in SLOW if not by[m]["slope"] >= SLOW_BAR]
-    fails += [f"{m}: slope {by[m]['slope']:.2f} > {FAST_BAR} or ε not reached" for m in FAST
-              if not (by[m]["slope"] <= FAST_BAR and by[m]["reached_all"])]
+    fails = _lower_bound_fails(by)
     measured = {f"slope_{r['method']}": r["slope"] for r in rows}
     measured.update({f"iters_{r['method']}": r["iterations"] for r in rows})
     measured["eps"] = eps.tolist()
@@ -278,7 +315,38 @@ class AffineConfig:
     arms: int = 10
     iters: int = 3000
     points: int = 40
-    min_decades: float = 10.0  # f must span this many decades, else the check is inconclusive
+    min_decades: float = 10.0  # f must span this many decades for the slope bar, else inconclusive
+
+
+def _affine_row(seed: int, name: str, fit: AffineSmoothnessFit, bound_h1: float | None) -> dict:
+    """One trajectory's row; ``bound_h1`` (logistic only) is the closed-form H1 to test ‖∇²f‖ ≤ H1 f against."""
+    row = {"seed": seed, "problem": name, "L0": fit.L0, "L1": fit.L1, "loglog_slope": fit.loglog_slope,
+           "log10_f_range": [float(np.log10(fit.f.min())), float(np.log10(fit.f.max()))], "mu": fit.mu, "_fit": fit}
+    if bound_h1 is not None:
+        row["bound_H1"] = bound_h1
+        row["bound_holds"] = bool(np.all(fit.hess_norm <= bound_h1 * fit.f * (1 + 1e-9)))
+    return row
+
+
+def _affine_fails(rows: list[dict], min_decades: float) -> tuple[list[str], list[str]]:
+    """The assumption rule: (failed bars, trajectories too short to judge). Fails if the first is non-empty, else
+    inconclusive if the second is, else holds.
+
+    The slope bar is judged only on trajectories whose f spans ``min_decades``: near f ~ 1 the constant H0 dominates
+    any Hessian bound, so a low slope over a short range is no evidence against ‖∇²f‖ ≤ H0 + H1 f. A violated
+    closed-form bound (logistic) fails at any length."""
+    span = {id(r): r["log10_f_range"][1] - r["log10_f_range"][0] for r in rows}
+    fails = [f"seed {r['seed']} {r['problem']}: slope {r['loglog_slope']:.3f} < {AFFINE_BAR}"
+             for r in rows if span[id(r)] >= min_decades and not r["loglog_slope"] >= AFFINE_BAR]
+    short = [f"seed {r['seed']} {r['problem']}: f spans only {span[id(r)]:.1f} decades"
+             for r in rows if span[id(r)] < min_decades]
+    fails += [f"seed {r['seed']} {r['problem']}: ‖∇²f‖ > H1 f somewhere" for r in rows if r.get("bound_holds") is False]
+    return fails, short
+
+
+def _affine_verdict(fails: list[str], short: list[str]) -> Verdict:
+    """Any failed bar -> fails; else any trajectory too short -> inconclusive; else holds."""
+    return Verdict.FAILS if fails else Verdict.INCONCLUSIVE if short else Verdict.HOLDS
 
 
 def check_affine_smoothness(cfg: AffineConfig, ctx: Context) -> ClaimResult:
@@ -293,21 +361,11 @@ def check_affine_smoothness(cfg: AffineConfig, ctx: Context) -> ClaimResult:
         for name, (p, m) in probs.items():
             tr = run_method(p, m, iters=cfg.iters, keep=cfg.points)
             fit = estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, tr.thetas, seed=seed)
-            row = {"seed": seed, "problem": name, "L0": fit.L0, "L1": fit.L1, "loglog_slope": fit.loglog_slope,
-                   "log10_f_range": [float(np.log10(fit.f.min())), float(np.log10(fit.f.max()))], "mu": fit.mu,
-                   "_fit": fit}
-            if name == "logistic":
-                row["bound_H1"] = p.smoothness_bound()
-                row["bound_holds"] = bool(np.all(fit.hess_norm <= row["bound_H1"] * fit.f * (1 + 1e-9)))
-            out.append(row)
+            out.append(_affine_row(seed, name, fit, p.smoothness_bound() if name == "logistic" else None))
         return out
 
     rows = [r for rs in ctx.map(one, ctx.seeds) for r in rs]
-    fails = [f"seed {r['seed']} {r['problem']}: slope {r['loglog_slope']:.3f} < {AFFINE_BAR}"
-             for r in rows if not r["loglog_slope"] >= AFFINE_BAR]
-    short = [f"seed {r['seed']} {r['problem']}: f spans only {r['log10_f_range'][1] - r['log10_f_range'][0]:.1f} decades"
-             for r in rows if r["log10_f_range"][1] - r["log10_f_range"][0] < cfg.min_decades]
-    fails += [f"seed {r['seed']} logistic: ‖∇²f‖ > H1 f somewhere" for r in rows if r.get("bound_holds") is False]
+    fails, short = _affine_fails(rows, cfg.min_decades)
     measured = {f"{p}_{k}": [r[k] for r in rows if r["problem"] == p] for p in ("logistic", "softmax_pg", "two_layer")
                 for k in ("L0", "L1", "loglog_slope", "mu")}
     summary = "log-log slope ‖∇²f‖ vs f: " + ", ".join(
@@ -315,7 +373,7 @@ def check_affine_smoothness(cfg: AffineConfig, ctx: Context) -> ClaimResult:
     reason = ("; ".join(fails) if fails else "; ".join(short) + " (too short to judge)" if short else
               f"along every trajectory (f over ≥ {cfg.min_decades:g} decades) ‖∇²f‖ falls like f (log-log slope ≥ "
               f"{AFFINE_BAR}), and the logistic closed-form bound ‖∇²f‖ ≤ max‖x_i‖² f holds at every point")
-    verdict = Verdict.FAILS if fails else Verdict.INCONCLUSIVE if short else Verdict.HOLDS
+    verdict = _affine_verdict(fails, short)
     fig, ax = new_figure()
     for r in rows[:3]:
         ax.loglog(r["_fit"].f, r["_fit"].hess_norm, "o", ms=3, label=f"{r['problem']} (L1={r['L1']:.2g})")

@@ -9,7 +9,7 @@ theta_dot = J_r^+ F + (I - V_r V_r^T) m, so m enters only in the numerical nulls
 m relaxes to the realised velocity, tau m_dot = theta_dot - m.
 
 API: :func:`dirac_frenkel_velocity` (methods lstsq | tsvd | tikhonov | dfo), :func:`evolve` (RK4/RK2/Euler with the
-history held within a step), ansaetze :class:`GaussianSum`, :class:`TanhNetwork`, PDEs :class:`LinearAdvection`,
+history held within a step; a numerical :class:`BlowUp` ends it with ``blew_up``, argument errors raise), ansaetze :class:`GaussianSum`, :class:`TanhNetwork`, PDEs :class:`LinearAdvection`,
 :class:`AllenCahn` and the FFT reference solver :func:`allen_cahn_fft`.
 
 Claims (abstract): (1) DFO preserves instantaneous residual minimisation, regularisation biases it;
@@ -25,7 +25,13 @@ Deviations / reconstructions:
 """
 
 from icml26.papers.dfo._ansatz import Ansatz, GaussianSum, TanhNetwork
-from icml26.papers.dfo._evolve import PDERhs, Trajectory, evolve, total_variation
+from icml26.papers.dfo._evolve import (
+    BlowUp,
+    PDERhs,
+    Trajectory,
+    evolve,
+    total_variation,
+)
 from icml26.papers.dfo._pde import AllenCahn, LinearAdvection, allen_cahn_fft
 from icml26.papers.dfo._velocity import (
     METHODS,
@@ -38,6 +44,7 @@ __all__ = [
     "METHODS",
     "AllenCahn",
     "Ansatz",
+    "BlowUp",
     "GaussianSum",
     "LinearAdvection",
     "PDERhs",

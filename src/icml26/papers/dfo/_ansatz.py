@@ -144,7 +144,7 @@ class TanhNetwork(Ansatz):
         return tuple(out)
 
     def jacobian(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
-        c0, c, w, b = self.split(theta)
+        _, c, w, b = self.split(theta)
         x = _as_points(x)
         d = x[:, None] - b[None, :]
         t = np.tanh(w[None, :] * d)

@@ -8,9 +8,18 @@ from typing import Any, Protocol
 import numpy as np
 
 from icml26.papers.dfo._ansatz import Ansatz
-from icml26.papers.dfo._velocity import METHODS, Method, velocity_and_info
+from icml26.papers.dfo._velocity import METHODS, Method, check_reg, velocity_and_info
 
-__all__ = ["PDERhs", "Trajectory", "evolve", "total_variation"]
+__all__ = ["BlowUp", "PDERhs", "Trajectory", "evolve", "total_variation"]
+
+
+class BlowUp(ArithmeticError):
+    """A Runge-Kutta stage of :func:`evolve` reached non-finite parameters, Jacobian or right-hand side (or its SVD
+    did not converge).
+
+    Only this (a numerical blow-up during the integration) ends an integration with ``blew_up=True``; argument
+    errors (bad ``reg``, an ``rhs`` of the wrong shape or non-finite at ``theta0``) raise before the first step.
+    """
 
 
 class PDERhs(Protocol):
@@ -31,10 +40,13 @@ class Trajectory:
         velocity: (K, p) the instantaneous velocity ``theta_dot_k`` solved at ``theta_k`` (first RK stage).
         residual: (K,) ``||J theta_dot_k - F||`` at ``theta_k``.
         residual_min: (K,) the least-squares minimum ``min_eta ||J eta - F||`` at ``theta_k`` (machine precision).
+        residual_trunc: (K,) the truncated minimum at ``theta_k`` and ``tol`` (singular values <= tol sigma_max
+            dropped): the best residual any method with that truncation can reach.
         rank: (K,) numerical rank used at ``theta_k``.
         rhs_norm: (K,) ``||F||`` at ``theta_k`` (to make residuals relative).
         method: the velocity method.
-        blew_up: True when theta became non-finite or exceeded ``max_abs`` (the arrays stop there).
+        blew_up: True when theta, J or F became non-finite during the integration, or |theta| exceeded ``max_abs``
+            (the arrays stop there).
     """
 
     t: np.ndarray
@@ -42,6 +54,7 @@ class Trajectory:
     velocity: np.ndarray
     residual: np.ndarray
     residual_min: np.ndarray
+    residual_trunc: np.ndarray
     rank: np.ndarray
     rhs_norm: np.ndarray
     method: str
@@ -69,6 +82,22 @@ def _pos(name: str, v: Any) -> float:
     return float(v)
 
 
+def _check_first_rhs(ansatz: Ansatz, rhs: PDERhs, theta: np.ndarray, x: np.ndarray, t0: float) -> None:
+    """Argument check before the loop: J and F at ``theta0`` must be finite, F of shape (n,)."""
+    n = x.shape[0]
+    J = np.asarray(ansatz.jacobian(theta, x))
+    if J.shape != (n, theta.size) or not np.all(np.isfinite(J)):
+        raise ValueError(f"ansatz.jacobian must return a finite ({n}, {theta.size}) array at theta0, got shape "
+                         f"{J.shape}")
+    F = np.asarray(rhs(ansatz.derivatives(theta, x, order=rhs.order), x, t0))
+    if F.dtype.kind not in "fiu":
+        raise TypeError(f"rhs must return a real array, got dtype {F.dtype}")
+    if F.shape != (n,):
+        raise ValueError(f"rhs must return an array of shape ({n},) (one value per point of x), got {F.shape}")
+    if not np.all(np.isfinite(F)):
+        raise ValueError("rhs returned non-finite values at theta0 (t0)")
+
+
 def evolve(
     ansatz: Ansatz,
     rhs: PDERhs,
@@ -89,25 +118,30 @@ def evolve(
     Implements the Dirac-Frenkel-Onsager dynamics of [P14] (abstract; reconstructed): at each stage
     ``theta_dot = J_r^+ F + (I - V_r V_r^T) m`` (see :func:`dirac_frenkel_velocity`), with the history (momentum)
     ``m`` relaxing to the realised velocity, ``tau m_dot = theta_dot - m``, discretised after each step as
-    ``m <- (1 - dt/tau) m + (dt/tau) theta_dot_step`` and held fixed within a step. ``m`` starts at zero, so the
-    first step equals the truncated-SVD step. Other methods ignore ``tau``.
+    ``m <- (1 - h/tau) m + (h/tau) theta_dot_step`` (h the step) and held fixed within a step. ``m`` starts at
+    zero, so the first step equals the truncated-SVD step. Other methods ignore ``tau``.
 
     Args:
         ansatz: parametrisation with ``derivatives`` and ``jacobian`` (:class:`GaussianSum`, :class:`TanhNetwork`).
         rhs: the PDE (``order`` and ``rhs(derivs, x, t)``), e.g. :class:`LinearAdvection`, :class:`AllenCahn`.
         theta0: (p,) initial parameters theta(t0).
-        t_span: (t0, t1) with t1 > t0; the number of steps is ``round((t1 - t0) / dt)``.
+        t_span: (t0, t1) with t1 > t0; steps of ``dt``, the last one shortened so that the integration ends
+            exactly at ``t1`` (``ceil((t1 - t0) / dt)`` steps).
         x: (n,) collocation points (n >= p recommended).
         dt: time step > 0.
         method: ``"lstsq"``, ``"tsvd"``, ``"tikhonov"`` or ``"dfo"``.
         tol: relative singular-value cut (tsvd, dfo) / Tikhonov scale when ``reg`` is None; >= 0.
-        reg: Tikhonov lambda (tikhonov only).
-        tau: relaxation time of the history variable (dfo only), > 0; ``dt/tau`` is capped at 1.
+        reg: Tikhonov lambda >= 0 (tikhonov only; validated for every method).
+        tau: relaxation time of the history variable (dfo only), > 0; ``h/tau`` is capped at 1.
         scheme: ``"rk4"`` (classical), ``"rk2"`` (midpoint) or ``"euler"``.
         max_abs: stop and flag ``blew_up`` when any |theta_j| exceeds this (> 0).
 
     Returns:
         A :class:`Trajectory`.
+
+    Raises:
+        ValueError: a bad argument, including ``reg``, or an ``rhs`` whose value at ``theta0`` is not a finite (n,)
+            array (n = ``len(x)``). A numerical blow-up later in the integration is not an error (``blew_up``).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -122,6 +156,7 @@ def evolve(
     max_abs = _pos("max_abs", max_abs)
     if not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    check_reg(reg, method=method, tol=tol)
     try:
         t0, t1 = (float(v) for v in t_span)
     except (TypeError, ValueError) as exc:
@@ -136,49 +171,59 @@ def evolve(
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError(f"x must be a non-empty finite 1-D array of collocation points, got shape {x.shape}")
-    n_steps = int(round((t1 - t0) / dt))
-    if n_steps < 1:
-        raise ValueError(f"t_span {t_span!r} is shorter than one step dt={dt}")
-    alpha = min(dt / tau, 1.0)
+    _check_first_rhs(ansatz, rhs, theta, x, t0)
+    span = t1 - t0
+    n_steps = max(1, int(np.ceil(span / dt - 1e-9)))  # the last step is shortened to end exactly at t1
     m = np.zeros_like(theta)
 
     def vel(th: np.ndarray, t: float) -> tuple[np.ndarray, Any]:
+        if not np.all(np.isfinite(th)):
+            raise BlowUp("a stage reached non-finite parameters")
         J = ansatz.jacobian(th, x)
         F = np.asarray(rhs(ansatz.derivatives(th, x, order=rhs.order), x, t), dtype=np.float64)
-        v, info = velocity_and_info(J, F, method=method, tol=tol, reg=reg, history=m if method == "dfo" else None)
+        if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
+            raise BlowUp("a stage reached a non-finite Jacobian or right-hand side")
+        try:
+            v, info = velocity_and_info(J, F, method=method, tol=tol, reg=reg,
+                                        history=m if method == "dfo" else None)
+        except np.linalg.LinAlgError as exc:  # the SVD / lstsq of a finite but extreme J did not converge
+            raise BlowUp(f"the velocity solve failed: {exc}") from exc
         return v, (info, float(np.linalg.norm(F)))
 
-    ts, thetas, vels, res, resmin, ranks, fnorms = [t0], [theta.copy()], [], [], [], [], []
+    ts, thetas, vels, res, resmin, restr, ranks, fnorms = [t0], [theta.copy()], [], [], [], [], [], []
     blew_up = False
     for k in range(n_steps):
         t = t0 + k * dt
+        h = dt if k < n_steps - 1 else t1 - t
         try:
             v1, (info, fnorm) = vel(theta, t)
             if scheme == "euler":
                 step = v1
             elif scheme == "rk2":
-                step, _ = vel(theta + 0.5 * dt * v1, t + 0.5 * dt)
+                step, _ = vel(theta + 0.5 * h * v1, t + 0.5 * h)
             else:
-                v2, _ = vel(theta + 0.5 * dt * v1, t + 0.5 * dt)
-                v3, _ = vel(theta + 0.5 * dt * v2, t + 0.5 * dt)
-                v4, _ = vel(theta + dt * v3, t + dt)
+                v2, _ = vel(theta + 0.5 * h * v1, t + 0.5 * h)
+                v3, _ = vel(theta + 0.5 * h * v2, t + 0.5 * h)
+                v4, _ = vel(theta + h * v3, t + h)
                 step = (v1 + 2.0 * v2 + 2.0 * v3 + v4) / 6.0
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
-            blew_up = True  # a stage left the finite range (non-finite J or F)
+        except BlowUp:
+            blew_up = True
             break
-        new = theta + dt * step
+        new = theta + h * step
         if not np.all(np.isfinite(new)) or np.max(np.abs(new)) > max_abs:
             blew_up = True
             break
         vels.append(v1)
         res.append(info.residual)
         resmin.append(info.residual_min)
+        restr.append(info.residual_trunc)
         ranks.append(info.rank)
         fnorms.append(fnorm)
         theta = new
-        ts.append(t0 + (k + 1) * dt)
+        ts.append(t + h if k < n_steps - 1 else t1)
         thetas.append(theta.copy())
-        # Onsager history: tau m_dot = theta_dot - m (explicit Euler, after the step)
+        # Onsager history: tau m_dot = theta_dot - m (explicit Euler, after the step; h/tau capped at 1)
+        alpha = min(h / tau, 1.0)
         m = (1.0 - alpha) * m + alpha * step
     p = theta.size
     return Trajectory(
@@ -187,6 +232,7 @@ def evolve(
         velocity=np.array(vels).reshape(-1, p),
         residual=np.array(res),
         residual_min=np.array(resmin),
+        residual_trunc=np.array(restr),
         rank=np.array(ranks, dtype=int),
         rhs_norm=np.array(fnorms),
         method=method,

@@ -66,7 +66,7 @@ def make_setup(problem: str, regime: str, *, seed: int, n_points: int = 128, t_e
         ansatz: Ansatz = GaussianSum(2)
         theta0 = np.array(c + b + s, dtype=np.float64)
         x = np.linspace(-8.0, 12.0, n_points)
-        pde: LinearAdvection | AllenCahn = LinearAdvection(1.0)
+        pde: LinearAdvection | AllenCahn = LinearAdvection(speed=1.0)
         reference = ansatz(theta0, x - pde.speed * t_end)
     else:
         pde = AllenCahn(eps=0.1, a=-0.5)

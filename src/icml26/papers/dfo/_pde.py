@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,14 +23,16 @@ def _finite_pos(name: str, v: float) -> float:
     return float(v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LinearAdvection:
     """``u_t = -speed * u_x``: ``f(u) = -speed u_x`` (needs derivatives up to ``order = 1``)."""
 
     speed: float = 1.0
-    order: int = 1
+    order: int = field(default=1, init=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.speed, bool) or not isinstance(self.speed, (int, float, np.integer, np.floating)):
+            raise TypeError(f"speed must be a real number, got {type(self.speed).__name__}")
         if not np.isfinite(self.speed):
             raise ValueError(f"speed must be finite, got {self.speed!r}")
 
@@ -42,7 +45,7 @@ class LinearAdvection:
         return u0(np.asarray(x, dtype=np.float64) - self.speed * t)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AllenCahn:
     """``u_t = eps u_xx + (1 - u^2)(u - a)``: f needs derivatives up to ``order = 2``.
 
@@ -52,10 +55,12 @@ class AllenCahn:
 
     eps: float = 0.1
     a: float = 0.0
-    order: int = 2
+    order: int = field(default=2, init=False)
 
     def __post_init__(self) -> None:
         _finite_pos("eps", self.eps)
+        if isinstance(self.a, bool) or not isinstance(self.a, (int, float, np.integer, np.floating)):
+            raise TypeError(f"a must be a real number, got {type(self.a).__name__}")
         if not np.isfinite(self.a) or abs(self.a) >= 1:
             raise ValueError(f"a must lie in (-1, 1), got {self.a!r}")
 
@@ -110,7 +115,7 @@ def allen_cahn_fft(
     if not np.isfinite(t_end) or t_end < 0:
         raise ValueError(f"t_end must be a finite number >= 0, got {t_end!r}")
     times = (float(t_end),) if save_times is None else tuple(float(s) for s in save_times)
-    if any(b < a for a, b in zip(times, times[1:])) or (times and (times[0] < 0 or times[-1] > t_end + 1e-12)):
+    if any(b < a for a, b in itertools.pairwise(times)) or (times and (times[0] < 0 or times[-1] > t_end + 1e-12)):
         raise ValueError(f"save_times must be increasing and lie in [0, t_end], got {save_times!r}")
     n = u.size
     k = 2.0 * np.pi * np.fft.rfftfreq(n, d=length / n)

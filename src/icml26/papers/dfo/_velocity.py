@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["METHODS", "VelocityInfo", "dirac_frenkel_velocity", "velocity_and_info"]
+__all__ = ["METHODS", "VelocityInfo", "check_reg", "dirac_frenkel_velocity", "velocity_and_info"]
 
 Method = Literal["lstsq", "tsvd", "tikhonov", "dfo"]
 METHODS: tuple[str, ...] = ("lstsq", "tsvd", "tikhonov", "dfo")
@@ -26,6 +26,8 @@ class VelocityInfo:
     Attributes:
         residual: ``||J theta_dot - F||_2`` of the returned velocity (the DF objective).
         residual_min: ``min_eta ||J eta - F||_2`` computed at machine precision (the least-squares minimum).
+        residual_trunc: the truncated minimum ``||(I - U_r U_r^T) F||`` with ``sigma_i > tol sigma_max`` kept: the
+            smallest residual any velocity built from the truncated SVD at this ``tol`` can reach (= TSVD's).
         rank: numerical rank used (singular values kept); ``p`` for Tikhonov, the LAPACK rank for lstsq.
         sigma_max: the largest singular value of J.
         sigma_min: the smallest singular value of J.
@@ -33,6 +35,7 @@ class VelocityInfo:
 
     residual: float
     residual_min: float
+    residual_trunc: float
     rank: int
     sigma_max: float
     sigma_min: float
@@ -56,6 +59,17 @@ def _check_inputs(J: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return J, F
 
 
+def check_reg(reg: float | None, *, method: str = "tikhonov", tol: float = 1e-4) -> None:
+    """Validate the Tikhonov ``reg`` (None or a finite real >= 0; tikhonov needs ``reg > 0`` or ``tol > 0``)."""
+    if reg is not None:
+        if isinstance(reg, (bool, np.bool_)) or not isinstance(reg, (int, float, np.integer, np.floating)):
+            raise TypeError(f"reg must be a real number or None, got {type(reg).__name__}")
+        if not np.isfinite(reg) or reg < 0:
+            raise ValueError(f"reg must be a finite number >= 0, got {reg!r}")
+    if method == "tikhonov" and (reg == 0 or (reg is None and tol == 0)):
+        raise ValueError("tikhonov needs reg > 0 (or tol > 0 when reg is None)")
+
+
 def velocity_and_info(
     J: np.ndarray,
     F: np.ndarray,
@@ -72,11 +86,7 @@ def velocity_and_info(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    if reg is not None:
-        if isinstance(reg, (bool, np.bool_)) or not isinstance(reg, (int, float, np.integer, np.floating)):
-            raise TypeError(f"reg must be a real number or None, got {type(reg).__name__}")
-        if not np.isfinite(reg) or reg < 0:
-            raise ValueError(f"reg must be a finite number >= 0, got {reg!r}")
+    check_reg(reg, method=method, tol=tol)
     m = None
     if history is not None:
         m = np.asarray(history)
@@ -95,6 +105,10 @@ def velocity_and_info(
     machine_keep = S > np.finfo(np.float64).eps * max(n, p) * smax
     Uk = U[:, machine_keep]
     res_min = float(np.linalg.norm(F - Uk @ (Uk.T @ F)))  # ||(I - U_k U_k^T) F||, no cancellation
+    # the truncated minimum at this tol: what TSVD (and DFO, whose history lives in the dropped directions) reaches
+    keep = S > tol * smax if smax > 0 else np.zeros_like(S, dtype=bool)
+    Ur = U[:, keep]
+    res_trunc = float(np.linalg.norm(F - Ur @ (Ur.T @ F)))
 
     if method == "lstsq":
         # DF with LAPACK's minimum-norm least squares (rcond = machine precision): the "plain" DF velocity
@@ -102,13 +116,12 @@ def velocity_and_info(
     elif method == "tikhonov":
         # Tikhonov-regularised DF: (J^T J + reg I)^{-1} J^T F; reg defaults to (tol * sigma_max)^2
         lam = (tol * smax) ** 2 if reg is None else float(reg)
-        if lam <= 0:
-            raise ValueError("tikhonov needs reg > 0 (or tol > 0 when reg is None)")
+        if lam <= 0:  # reg None, tol > 0 but J == 0
+            raise ValueError("tikhonov needs reg > 0 when sigma_max(J) = 0")
         v = Vt.T @ (S / (S**2 + lam) * c)
         rank = p
     else:
         # truncated SVD: keep sigma_i > tol * sigma_max; V_r Sigma_r^{-1} U_r^T F is the min-norm DF velocity
-        keep = S > tol * smax if smax > 0 else np.zeros_like(S, dtype=bool)
         Vr = Vt[keep].T
         v = Vr @ (c[keep] / S[keep])
         rank = int(keep.sum())
@@ -117,8 +130,8 @@ def velocity_and_info(
             # i.e. the history enters only through the (numerical) nullspace of J
             v = v + (m - Vr @ (Vr.T @ m))
     residual = float(np.linalg.norm(J @ v - F))
-    info = VelocityInfo(residual=residual, residual_min=res_min, rank=int(rank), sigma_max=smax,
-                        sigma_min=float(S[-1]) if S.size == p else 0.0)
+    info = VelocityInfo(residual=residual, residual_min=res_min, residual_trunc=res_trunc, rank=int(rank),
+                        sigma_max=smax, sigma_min=float(S[-1]) if S.size == p else 0.0)
     return v, info
 
 

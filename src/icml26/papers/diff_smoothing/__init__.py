@@ -11,7 +11,8 @@ r_DS(τ) = r̂(τ) − γ_p log π_base(τ) if τ is correct, r̂(τ) + γ_n log
 pass@k, and a GRPO trainer for the shared TinyGPT on CountDown-3 with a verifier.
 
 Claims (paper.toml; checks in claims.py):
-  1. ``vanilla_collapse`` — vanilla RL collapses diversity among correct answers (exact toy).
+  1. ``vanilla_collapse`` — vanilla RL collapses diversity among correct answers (CountDown vs the base model; the
+     exact toy only illustrates it, since its entropy falls by construction).
   2. ``ds_improves_both`` — DS improves both pass@1 and (diversity-sensitive) pass@k over vanilla (exact toy).
   3. ``entropy_heuristics`` — entropy bonus trades pass@1 for diversity, entropy minimisation the reverse (exact toy).
   4. ``countdown_ds`` — DS beats vanilla GRPO on held-out pass@1 and pass@16 on CountDown (tiny model, >= 3 seeds).
@@ -28,7 +29,6 @@ Deviations / reconstructions (abstract and secondary notes only; no paper text o
      demonstrations; 100 GRPO steps; orders of magnitude below the paper's 1B-7B models.
 """
 
-from icml26.papers.diff_smoothing._checks_toy import kl_optimum
 from icml26.papers.diff_smoothing._countdown import (
     CountdownInstance,
     decode,
@@ -37,7 +37,15 @@ from icml26.papers.diff_smoothing._countdown import (
     sft_targets,
     verify,
 )
-from icml26.papers.diff_smoothing._lm import LMConfig, evaluate, grpo_train, make_model, sample, sequence_logp, sft
+from icml26.papers.diff_smoothing._lm import (
+    LMConfig,
+    evaluate,
+    grpo_train,
+    make_model,
+    sample,
+    sequence_logp,
+    sft,
+)
 from icml26.papers.diff_smoothing._passk import (
     categorical_pass_at_k,
     correct_set_entropy,
@@ -49,6 +57,7 @@ from icml26.papers.diff_smoothing._toy import (
     ToyRun,
     ToyTasks,
     expected_update,
+    kl_optimum,
     make_toy_tasks,
     sampled_update,
     toy_metrics,

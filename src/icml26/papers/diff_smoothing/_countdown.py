@@ -16,8 +16,17 @@ import numpy as np
 
 from icml26.common.seeding import rng as make_rng
 
-__all__ = ["VOCAB", "PROMPT_LEN", "COMPLETION_LEN", "CountdownInstance", "make_instances", "verify", "encode_prompt",
-           "decode", "sft_targets"]
+__all__ = [
+    "COMPLETION_LEN",
+    "PROMPT_LEN",
+    "VOCAB",
+    "CountdownInstance",
+    "decode",
+    "encode_prompt",
+    "make_instances",
+    "sft_targets",
+    "verify",
+]
 
 VOCAB = "0123456789+-*="
 PROMPT_LEN = 6

@@ -30,10 +30,10 @@ from icml26.papers.diff_smoothing._countdown import (
 from icml26.papers.diff_smoothing._passk import pass_at_k
 from icml26.papers.diff_smoothing._transforms import AdvantageTransform
 
-__all__ = ["LMConfig", "make_model", "sft", "sample", "sequence_logp", "grpo_train", "evaluate", "GRPOHistory"]
+__all__ = ["GRPOHistory", "LMConfig", "evaluate", "grpo_train", "make_model", "sample", "sequence_logp", "sft"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LMConfig:
     """The tiny model: a TinyGPT over the 14-token CountDown vocabulary."""
 

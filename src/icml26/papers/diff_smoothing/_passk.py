@@ -16,13 +16,13 @@ import numbers
 import numpy as np
 
 __all__ = [
-    "pass_at_k",
     "categorical_pass_at_k",
-    "variant_pass_at_k",
-    "expected_distinct_correct",
-    "correct_set_entropy",
-    "check_policy",
     "check_correct",
+    "check_policy",
+    "correct_set_entropy",
+    "expected_distinct_correct",
+    "pass_at_k",
+    "variant_pass_at_k",
 ]
 
 _MAX_VARIANT_SET = 16  # 2^16 subsets: the exact sum over variants stays cheap

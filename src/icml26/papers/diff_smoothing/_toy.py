@@ -29,9 +29,19 @@ from icml26.papers.diff_smoothing._passk import (
     expected_distinct_correct,
     variant_pass_at_k,
 )
-from icml26.papers.diff_smoothing._transforms import AdvantageTransform
+from icml26.papers.diff_smoothing._transforms import AdvantageTransform, _gamma
 
-__all__ = ["ToyTasks", "ToyRun", "make_toy_tasks", "softmax", "expected_update", "sampled_update", "train_toy", "toy_metrics"]
+__all__ = [
+    "ToyRun",
+    "ToyTasks",
+    "expected_update",
+    "kl_optimum",
+    "make_toy_tasks",
+    "sampled_update",
+    "softmax",
+    "toy_metrics",
+    "train_toy",
+]
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -239,3 +249,36 @@ def train_toy(
             run.history.append((t, toy_metrics(softmax(logits), tasks, ks=ks, keep_prob=keep_prob)))
     run.policy_ = softmax(logits)
     return run
+
+
+def kl_optimum(base: object, correct: object, *, beta: float, gamma_p: float, gamma_n: float) -> np.ndarray:
+    """The maximiser of E_π[r̃] − β·KL(π ‖ π_base) per prompt: π* ∝ π_base · exp(r̃/β), in closed form.
+
+    r̃ is the verifier reward r̂ ∈ {0, 1} (γ_p = γ_n = 0: vanilla) or r_DS of Eq. (4) of [P32]:
+    r̂ − γ_p log π_base on correct, r̂ + γ_n log π_base on incorrect answers.
+
+    Args:
+        base: π_base, (N,) or (P, N), strictly positive rows summing to 1.
+        correct: boolean mask C of ``base``'s shape.
+        beta: β > 0 (finite). gamma_p, gamma_n: γ_p, γ_n >= 0.
+    """
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
+        raise TypeError(f"beta must be a real number, got {beta!r}")
+    if not (np.isfinite(float(beta)) and float(beta) > 0):
+        raise ValueError(f"beta must be finite and > 0, got {beta!r}")
+    gp, gn = _gamma(gamma_p, "gamma_p"), _gamma(gamma_n, "gamma_n")
+    if gp < 0 or gn < 0:
+        raise ValueError(f"gamma_p and gamma_n must be >= 0, got {gp}, {gn}")
+    p = check_policy(base, "base")
+    if np.any(p <= 0):
+        raise ValueError("base must be > 0 everywhere (log π_base must be finite)")
+    if np.asarray(correct).dtype != bool:
+        raise TypeError(f"correct must be a boolean mask, got dtype {np.asarray(correct).dtype}")
+    c = check_correct(correct, p.shape)
+    lb = np.log(p)
+    r = c.astype(float)
+    rt = np.where(c, r - gp * lb, r + gn * lb)  # Eq. (4)
+    z = lb + rt / float(beta)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)

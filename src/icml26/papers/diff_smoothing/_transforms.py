@@ -20,15 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "KINDS",
     "AdvantageTransform",
-    "group_advantages",
-    "smoothed_advantages",
+    "differential_smoothing",
     "differential_smoothing_reward",
-    "vanilla",
     "entropy_bonus",
     "entropy_minimization",
-    "differential_smoothing",
-    "KINDS",
+    "group_advantages",
+    "smoothed_advantages",
+    "vanilla",
 ]
 
 KINDS = ("vanilla", "entropy_bonus", "entropy_min", "ds")
@@ -111,7 +111,7 @@ def differential_smoothing_reward(rewards: object, logp_base: object, *, gamma_p
     return np.where(r > 0, r - gp * lp, r + gn * lp)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AdvantageTransform:
     """A named advantage transform over a group: ``t(rewards, logp) -> advantages`` (see the module table).
 
@@ -162,19 +162,19 @@ class AdvantageTransform:
 
 def vanilla(*, normalize: bool = True) -> AdvantageTransform:
     """Plain GRPO advantages (no reward modification)."""
-    return AdvantageTransform("vanilla", normalize=normalize)
+    return AdvantageTransform(kind="vanilla", normalize=normalize)
 
 
 def entropy_bonus(*, gamma: float, normalize: bool = True) -> AdvantageTransform:
     """Entropy bonus on every trajectory: A_i − γ ℓ_i (the heuristic [P32] analyses)."""
-    return AdvantageTransform("entropy_bonus", gamma_p=gamma, normalize=normalize)
+    return AdvantageTransform(kind="entropy_bonus", gamma_p=gamma, normalize=normalize)
 
 
 def entropy_minimization(*, gamma: float, normalize: bool = True) -> AdvantageTransform:
     """Entropy minimisation on every trajectory: A_i + γ ℓ_i (the opposite heuristic [P32] analyses)."""
-    return AdvantageTransform("entropy_min", gamma_p=gamma, normalize=normalize)
+    return AdvantageTransform(kind="entropy_min", gamma_p=gamma, normalize=normalize)
 
 
 def differential_smoothing(*, gamma_p: float, gamma_n: float, normalize: bool = True) -> AdvantageTransform:
     """Implements Eq. (6) of [P32]: A_i − γ_p ℓ_i on correct, A_i + γ_n ℓ_i on incorrect trajectories."""
-    return AdvantageTransform("ds", gamma_p=gamma_p, gamma_n=gamma_n, normalize=normalize)
+    return AdvantageTransform(kind="ds", gamma_p=gamma_p, gamma_n=gamma_n, normalize=normalize)

@@ -74,7 +74,13 @@ def fsd_violation(
 def first_order_dominates(
     samples_a: np.ndarray | list[float], samples_b: np.ndarray | list[float], *, n_quantiles: int = 64, tol: float = 0.0
 ) -> bool:
-    """True when the empirical distribution of ``samples_a`` FSD-dominates that of ``samples_b`` (up to ``tol``)."""
+    """True when the empirical distribution of ``samples_a`` FSD-dominates that of ``samples_b`` (up to ``tol``).
+
+    ``tol`` must be a finite number >= 0 (q_a(tau) >= q_b(tau) - tol on every grid level)."""
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"tol must be a number, got {type(tol).__name__}")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
     qa = empirical_quantiles(samples_a, n_quantiles)
     qb = empirical_quantiles(samples_b, n_quantiles)
     return bool(np.all(qa >= qb - tol))

@@ -224,6 +224,10 @@ def exact_returns(
     Exponential in H: for tiny MDPs only (the oracle of tests and claim checks); paths are merged when identical.
     """
     pi = check_policy(policy, mdp)
+    if isinstance(start, (bool, np.bool_)) or not isinstance(start, (int, np.integer)):
+        raise TypeError(f"start must be an int state index, got {start!r}")
+    if not 0 <= int(start) < mdp.n_states:
+        raise ValueError(f"start must be a state in [0, {mdp.n_states}), got {start!r}")
     if rewards.mean.size < mdp.n_groups:
         raise ValueError(f"rewards cover {rewards.mean.size} groups, the MDP has {mdp.n_groups}")
     paths: dict[tuple[int, float, float], float] = {(int(start), 0.0, 0.0): 1.0}

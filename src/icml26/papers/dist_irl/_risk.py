@@ -33,6 +33,11 @@ def _as_samples(samples: np.ndarray | list[float], name: str = "samples") -> np.
     return z
 
 
+def _real(x: object) -> bool:
+    """True for a real number (Python or numpy int/float), False for bools and everything else."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
 class DistortionRiskMeasure:
     """Base class: a DRM is defined by its distortion ``g`` (Sec. "distortion risk measures" of [P18]).
 
@@ -108,7 +113,7 @@ class CVaR(DistortionRiskMeasure):
     name: ClassVar[str] = "cvar"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.alpha, (int, float)) and 0.0 < float(self.alpha) <= 1.0):
+        if not (_real(self.alpha) and 0.0 < float(self.alpha) <= 1.0):
             raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
 
     def g(self, tau: np.ndarray) -> np.ndarray:
@@ -129,7 +134,7 @@ class WangTransform(DistortionRiskMeasure):
     name: ClassVar[str] = "wang"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.eta, (int, float)) and math.isfinite(self.eta)):
+        if not (_real(self.eta) and math.isfinite(self.eta)):
             raise ValueError(f"eta must be a finite number, got {self.eta!r}")
 
     def g(self, tau: np.ndarray) -> np.ndarray:
@@ -150,7 +155,7 @@ class PowerDistortion(DistortionRiskMeasure):
     name: ClassVar[str] = "power"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.xi, (int, float)) and math.isfinite(self.xi) and self.xi > 0):
+        if not (_real(self.xi) and math.isfinite(self.xi) and self.xi > 0):
             raise ValueError(f"xi must be a positive number, got {self.xi!r}")
 
     def g(self, tau: np.ndarray) -> np.ndarray:
