@@ -111,6 +111,9 @@ def test_bad_input() -> None:
         sgd_drift(m, [], model_laws, lr=0.1, steps=1)
     with pytest.raises(ValueError, match="vocab_size must be a positive int"):
         markov_batches(vocab_size=0, seq_len=4, batch_size=2, n_batches=1, seed=0)
+    for bad in (float("nan"), 0.0, -0.5, float("inf")):
+        with pytest.raises(ValueError, match="concentration must be a positive finite number"):
+            markov_batches(vocab_size=4, seq_len=4, batch_size=2, n_batches=1, seed=0, concentration=bad)
     with pytest.raises(ValueError, match="h0 is zero"):
         relative_drift(torch.zeros(3), torch.ones(3))
     with pytest.raises(ValueError, match="x and y must have the same shape"):

@@ -57,3 +57,6 @@ def test_bad_input() -> None:
         per_sample_jacobian(net, torch.zeros(4, 2))
     with pytest.raises(ValueError, match="n_samples must be positive"):
         law_corank(net, n_samples=0)
+    for bad in (float("nan"), 0.0, -1e-10, 1.0, float("inf")):
+        with pytest.raises(ValueError, match="rtol must be a number in"):
+            law_corank(net, rtol=bad)

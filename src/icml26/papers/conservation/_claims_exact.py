@@ -9,13 +9,14 @@ from fractions import Fraction
 import numpy as np
 import torch
 
-from icml26.claims import ClaimResult, Context, Verdict
+from icml26.claims import ClaimResult, Context
 from icml26.common.nn import MoE
 from icml26.figures import new_figure, render
 from icml26.common.threads import single_thread as one_thread
 from icml26.papers.conservation._exact import gating_rate_exact, thm47_counterexample
 from icml26.papers.conservation._model import NormalizedSigmoidMoE
 from icml26.papers.conservation._rank import TwoLayerNet, expected_corank, law_corank
+from icml26.papers.conservation._verdicts import corank_verdict, gating_verdict
 
 
 # ----------------------------------------------------------------------------------------------- gelu_silu_no_law
@@ -47,14 +48,8 @@ def check_gelu_silu_no_law(cfg: CorankConfig, ctx: Context) -> ClaimResult:
     smooth_margin = min(r["sv_ratio"] for r in smooth)
     ctrl_ok = all(r["corank"] == r["expected"] for r in ctrls)
     ctrl_gap = max((r["gap"] for r in ctrls if r["expected"] > 0), default=0.0)
-    if not ctrl_ok:
-        verdict, why = Verdict.INCONCLUSIVE, "a control's co-rank differs from its closed form (rank test unreliable)"
-    elif smooth_max == 0 and smooth_margin > cfg.margin:
-        verdict, why = Verdict.HOLDS, "every GELU/SiLU Jacobian has full column rank"
-    elif smooth_max == 0:
-        verdict, why = Verdict.INCONCLUSIVE, "full rank, but the smallest singular value is near the threshold"
-    else:
-        verdict, why = Verdict.FAILS, "a GELU/SiLU Jacobian is rank-deficient (a candidate law exists)"
+    verdict, why = corank_verdict(smooth_max=smooth_max, smooth_margin=smooth_margin, ctrl_ok=ctrl_ok,
+                                  margin=cfg.margin)
     fig, ax = new_figure()
     for i, act in enumerate(cfg.activations):
         pts = [(r["m"], r["corank"]) for r in rows if r["activation"] == act and r["seed"] == ctx.seeds[0]]
@@ -132,12 +127,7 @@ def check_sigmoid_gating_law(cfg: GatingConfig, ctx: Context) -> ClaimResult:
                 for gt in ("normalized_sigmoid", "softmax")}
     agree = abs(f_sig - float(rate[0])) < cfg.float_tol and abs(f_soft) < cfg.float_tol
     nonzero = any(r != 0 for r in rate)
-    if not agree or any(r != 0 for r in soft_rate):
-        verdict, why = Verdict.INCONCLUSIVE, "exact and float64 computations disagree (or the softmax control moved)"
-    elif nonzero:
-        verdict, why = Verdict.FAILS, "the router-row sum is NOT conserved under normalised-sigmoid gating"
-    else:
-        verdict, why = Verdict.HOLDS, "the router-row sum is conserved on the counterexample"
+    verdict, why = gating_verdict(agree=agree, softmax_moved=any(r != 0 for r in soft_rate), nonzero=nonzero)
     frac_sig = float(np.mean(np.array(rand["normalized_sigmoid"]) > 1e-8))
     max_soft = float(max(rand["softmax"]))
     fig, ax = new_figure()

@@ -28,6 +28,10 @@ def markov_batches(
     for name, v in (("vocab_size", vocab_size), ("seq_len", seq_len), ("batch_size", batch_size), ("n_batches", n_batches)):
         if not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
+    if isinstance(concentration, bool) or not isinstance(concentration, int | float) or not (
+        np.isfinite(concentration) and concentration > 0
+    ):
+        raise ValueError(f"concentration must be a positive finite number, got {concentration!r}")
     g = np.random.default_rng(seed)
     P = g.dirichlet(np.full(vocab_size, concentration), size=vocab_size)
     cdf = np.cumsum(P, axis=1)
