@@ -156,3 +156,33 @@ def test_oracle_is_tiktokens_own_definition(tk_cl100k, tk_o200k):
     assert tk_o200k._special_tokens == {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
     assert tk_cl100k._pat_str == CL100K_PAT
     assert tk_o200k.n_vocab == 200019 and tk_o200k.encode("hello world") == [24912, 2375]
+
+
+def test_bools_are_not_ids_or_thread_counts(cl100k):
+    with pytest.raises(TypeError, match="ids"):
+        cl100k.decode([True])  # a bool would otherwise read as id 1 ('"')
+    with pytest.raises(TypeError, match="ids"):
+        cl100k.decode_bytes([15339, False])
+    with pytest.raises(TypeError, match="num_threads"):
+        cl100k.encode_batch(["x"], num_threads=True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="num_threads"):
+        cl100k.encode_batch(["x"], num_threads=2.0)  # type: ignore[arg-type]
+
+
+def test_special_arguments_are_validated_alike(cl100k):
+    for arg in ("allowed_special", "disallowed_special"):
+        with pytest.raises(TypeError, match=arg):
+            cl100k.encode("x", **{arg: "none"})  # a str other than "all" is not a collection of tokens
+        with pytest.raises(ValueError, match=arg):
+            cl100k.encode("x", **{arg: {"<|nope|>"}})
+        with pytest.raises(TypeError, match=arg):
+            cl100k.encode("x", **{arg: 3})
+    assert cl100k.encode("b <|fim_prefix|>", disallowed_special={"<|endoftext|>"}, allowed_special={"<|fim_prefix|>"})[
+        -1
+    ] == 100258
+    text = "a <|endoftext|> b <|fim_prefix|>"
+    with pytest.raises(ValueError, match="disallowed"):
+        cl100k.encode(text, disallowed_special={"<|endoftext|>"}, allowed_special={"<|fim_prefix|>"})
+    with pytest.raises(ValueError, match="disallowed"):
+        cl100k.encode(text, disallowed_special=["<|fim_prefix|>"])
+    assert cl100k.encode(text, disallowed_special=frozenset()) == cl100k.encode_ordinary(text)

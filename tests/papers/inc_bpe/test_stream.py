@@ -1,5 +1,7 @@
 """Streaming of inc_bpe: chunking invariance, prefix property, eager (bounded-delay) output."""
 
+import functools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -138,3 +140,91 @@ def test_long_piece_is_committed_soon_after_it_ends(cl100k):
     assert inc.pending_bytes < 100  # the long piece went out without waiting for the pending text to double
     out += inc.finish()
     assert out == cl100k.encode("a" * 100_000 + tail)
+
+
+_LOOKAHEAD_PAT = r"a+b|a|b|\s+|."  # the first piece depends on a 'b' arbitrarily far ahead (past the 4-char margin)
+
+
+@functools.cache
+def _lookahead_encoding():
+    from icml26.papers.inc_bpe import Encoding
+
+    return Encoding(name="lookahead", tokens=load_encoding("cl100k_base")._tokens, pat_str=_LOOKAHEAD_PAT)
+
+
+@pytest.mark.parametrize("tail", ["b", "c"])
+def test_unvetted_pattern_with_long_look_ahead_streams_exactly(tail):
+    enc = _lookahead_encoding()
+    assert enc.encode_ordinary("a" * 10 + "b") == [70540, 89707]
+    inc = enc.incremental()
+    out = []
+    for i in range(10):  # the review's repro: one byte at a time, then the deciding character
+        out += inc.feed(b"a")
+        assert inc.tokens() == enc.encode_ordinary("a" * (i + 1))
+    assert out == [] and inc.pending_bytes == 10  # nothing is final before finish for an unvetted pattern
+    out += inc.feed(tail)
+    assert inc.tokens() == enc.encode_ordinary("a" * 10 + tail)
+    out += inc.finish()
+    assert out == enc.encode_ordinary("a" * 10 + tail)
+
+
+@given(text=st.text(alphabet="ab c\u00e9", max_size=40), cuts=st.lists(st.integers(0, 60), max_size=8))
+@SETTINGS
+def test_unvetted_pattern_any_chunking(text, cuts):
+    enc = _lookahead_encoding()
+    data = text.encode()
+    inc = enc.incremental()
+    out, fed = [], b""
+    for chunk in _chunks(data, cuts):
+        out += inc.feed(chunk)
+        fed += chunk
+        assert inc.tokens() == enc.encode_bytes(fed)
+    out += inc.finish()
+    assert out == enc.encode_ordinary(text)
+
+
+def _joined_bytes(feeds):
+    """What the feeds add up to: consecutive str feeds joined (a surrogate pair across them completes), then UTF-8."""
+    from icml26.papers.inc_bpe._encoding import _fix_surrogates
+
+    out, text = b"", ""
+    for f in feeds:
+        if isinstance(f, str):
+            text += f
+        else:
+            out, text = out + _fix_surrogates(text).encode() + f, ""
+    return out + _fix_surrogates(text).encode()
+
+
+@pytest.mark.parametrize("pretokenize", [True, False])
+def test_surrogate_pair_split_across_str_feeds(pretokenize):
+    enc = load_encoding("cl100k_base", pretokenize=pretokenize)
+    inc = enc.incremental()
+    out = inc.feed("hi \ud83d")
+    assert inc.tokens() == enc.encode_ordinary("hi \ud83d")  # held back; tokens() reads it as alone (U+FFFD)
+    out += inc.feed("\ude00 there") + inc.finish()
+    assert out == enc.encode_ordinary("hi \ud83d\ude00 there")
+    if pretokenize:
+        assert out == [6151, 91416, 1070]
+
+
+@pytest.mark.parametrize("pretokenize", [True, False])
+@pytest.mark.parametrize(
+    "feeds",
+    [
+        ["hi \ud83d", b" there"],  # next feed is bytes: the high surrogate is alone
+        ["hi \ud83d"],  # finish: alone
+        ["hi \ud83d", "x"],  # the next str does not start with a low surrogate
+        ["\ud83d", "\ud83d", "\ude00!"],  # a second high surrogate: the first is alone, the second pairs
+        ["a\ud83d", "", "\ude00"],  # an empty str feed keeps it held
+        ["\ude00", "b"],  # a lone low surrogate
+        ["ok ", "\ud83d", b"\xf0\x9f", b"\x98\x80", "\ud83d", "\ude00"],
+    ],
+)
+def test_held_high_surrogate_is_read_as_the_joined_text(pretokenize, feeds):
+    enc = load_encoding("cl100k_base", pretokenize=pretokenize)
+    inc = enc.incremental()
+    out = []
+    for f in feeds:
+        out += inc.feed(f)
+    assert out + inc.finish() == enc.encode_bytes(_joined_bytes(feeds))

@@ -29,7 +29,10 @@ Deviations from the paper and from tiktoken:
   * a user's own ``pat_str`` (and the ``ICML26_NO_EXT=1`` fallback) is split with the ``regex`` module, which
     implements Unicode 17 while tiktoken implements Unicode 16: on the ~17k code points assigned in between the split
     differs from tiktoken's (the native scanner follows tiktoken);
-  * with pre-tokenization, streaming commits whole regex pieces, and a pending piece is re-split on every feed;
+  * with pre-tokenization, streaming commits whole regex pieces; a short pending text is re-split on every feed, a
+    long one only when the fed bytes hold piece boundaries or it has doubled (O(n) in all); pieces are committed
+    early only for the cl100k/o200k patterns (bounded look-ahead): with any other ``pat_str`` tokens come out at
+    ``finish`` (still exact);
   * vocabularies are byte-level (atoms = bytes); the paper's character-level mode is not implemented;
   * with pre-tokenization, a byte string cut inside a UTF-8 character treats the cut bytes as the start of the next
     character (tiktoken's ``_encode_bytes`` appends them to the last regex piece), so the two can differ there.

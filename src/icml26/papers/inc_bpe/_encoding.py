@@ -53,6 +53,19 @@ def _fix_surrogates(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _special_set(value: object, specials: Mapping[str, int], arg: str, name: str) -> set[str]:
+    """``"all"`` or a collection of special-token strings of this encoding, as a set; anything else raises."""
+    if isinstance(value, str) and value == "all":
+        return set(specials)
+    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        raise TypeError(f'{arg} must be "all" or a collection of special-token strings, got {value!r}')
+    out = set(value)
+    unknown = out - set(specials)
+    if unknown:
+        raise ValueError(f"{arg}: {sorted(map(repr, unknown))} are not special tokens of {name}")
+    return out
+
+
 class Encoding:
     """A byte-level BPE tokenizer whose BPE core is the incremental algorithm of [P19].
 
@@ -268,11 +281,11 @@ class Encoding:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
-        allowed = set(self._special) if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - set(self._special)
-        if unknown:
-            raise ValueError(f"allowed_special: {sorted(unknown)} are not special tokens of {self.name}")
-        disallowed = set(self._special) - allowed if disallowed_special == "all" else set(disallowed_special)
+        allowed = _special_set(allowed_special, self._special, "allowed_special", self.name)
+        if isinstance(disallowed_special, str) and disallowed_special == "all":
+            disallowed = set(self._special) - allowed
+        else:
+            disallowed = _special_set(disallowed_special, self._special, "disallowed_special", self.name)
         if disallowed:
             for m in self._special_re.finditer(text) if self._special_re is not None else ():
                 if m.group() in disallowed:
@@ -314,7 +327,9 @@ class Encoding:
 
     def encode_batch(self, texts: Iterable[str], *, num_threads: int = 1, **kwargs: Any) -> list[list[int]]:
         """:meth:`encode` over many texts; ``num_threads > 1`` uses a thread pool (the core releases the GIL)."""
-        if not isinstance(num_threads, int) or num_threads < 1:
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+            raise TypeError(f"num_threads must be a positive int, got {num_threads!r}")
+        if num_threads < 1:
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
         texts = list(texts)
         if num_threads == 1:
@@ -328,9 +343,11 @@ class Encoding:
         toks = self._tokens
         out = []
         for i in ids:
+            if isinstance(i, bool):  # a bool is an int to Python, never a token id
+                raise TypeError(f"ids: {i!r} is a bool, not a token id")
             if isinstance(i, int) and 0 <= i < len(toks):
                 out.append(toks[i])
-            elif i in self._decoder:
+            elif isinstance(i, int) and i in self._decoder:
                 out.append(self._decoder[i])
             else:
                 raise ValueError(f"ids: {i!r} is not a token id of {self.name}")

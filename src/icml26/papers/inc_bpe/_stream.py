@@ -8,7 +8,14 @@ With pre-tokenization a regex piece is final once no continuation can change the
 cl100k/o200k look at most 3 characters past a piece (contractions) or to the end of a whitespace run, so a piece is
 committed when it is not one of the last two pieces, ends at least 4 characters before the end of the buffer, and
 any whitespace run it starts with ends before the last character. The split is the encoding's (native for cl100k and
-o200k).
+o200k). That rule is only sound for patterns with such a bounded look-ahead, and it is vetted only for the cl100k and
+o200k patterns; for any other ``pat_str`` (e.g. ``a+b|a``, whose first piece depends on a ``b`` arbitrarily far
+ahead) nothing is committed before ``finish``: the output stays exact, ``tokens()`` too, but the delay is the whole
+input.
+
+A str feed that ends in a high surrogate keeps it back until the next feed: a str feed that starts with the matching
+low surrogate completes the pair (as in the joined string); otherwise it is a lone surrogate, i.e. U+FFFD, as
+``encode_ordinary`` reads it.
 
 Cost: a re-split reads the whole pending text. While the pending text is short (< 512 bytes, always the case for
 prose and code) it is re-split on every feed, so pieces come out as soon as they are final. When one pre-token keeps
@@ -30,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from ._backend import make_stream
 from ._encoding import _fix_surrogates, _regex_module
+from ._vocab import CL100K_PAT, O200K_PAT
 
 if TYPE_CHECKING:
     from ._encoding import Encoding
@@ -39,6 +47,9 @@ __all__ = ["IncrementalEncoder"]
 _MARGIN = 4  # characters of look-ahead a committed piece must leave behind it
 _LONG = 512  # bytes of pending text from which re-splits are rationed (see the module docstring)
 _LOOKBACK = 16  # bytes before the fed data that the boundary test splits along with it
+# patterns whose look-ahead the commit rule above was checked against; any other pattern commits nothing before finish
+_VETTED_PATTERNS = frozenset({CL100K_PAT, O200K_PAT})
+_LONE = "\ufffd".encode()  # a lone surrogate, as _fix_surrogates reads it
 
 
 def _incomplete_tail(buf: bytes) -> int:
@@ -61,7 +72,9 @@ class IncrementalEncoder:
 
     Implements the incremental + eager-output algorithms of [P19]: for any chunking, ``feed(c1) + ... + feed(ck) +
     finish()`` equals ``enc.encode_ordinary`` (or ``encode_bytes``) of the whole input, and ``tokens()`` is the
-    exact BPE tokenization of everything fed so far. Chunks may split UTF-8 characters and pre-tokens.
+    exact BPE tokenization of everything fed so far. Chunks may split UTF-8 characters, surrogate pairs (str feeds)
+    and pre-tokens. Output is eager without pre-tokenization and with the cl100k/o200k patterns; with any other
+    ``pat_str`` tokens come out only at ``finish`` (see the module docstring).
 
     Args:
         encoding: the :class:`Encoding` to stream with.
@@ -71,6 +84,8 @@ class IncrementalEncoder:
         self._enc = encoding
         self._emitted: list[int] = []
         self._finished = False
+        self._high = ""  # a trailing high surrogate of the last str feed, held until the next feed
+        self._eager = encoding.pat_str in _VETTED_PATTERNS
         if encoding.pretokenize:
             re = _regex_module()
             self._ws = re.compile(r"\s+")
@@ -84,19 +99,26 @@ class IncrementalEncoder:
         else:
             self._stream = make_stream(encoding._core)
 
-    @staticmethod
-    def _as_bytes(data: bytes | str) -> bytes:
+    def _as_bytes(self, data: bytes | str) -> bytes:
+        """The bytes ``data`` adds, after the held high surrogate (if any) is prepended or flushed as U+FFFD."""
         if isinstance(data, str):
+            data = self._high + data
+            self._high = ""
+            if data and "\ud800" <= data[-1] <= "\udbff":  # may pair with the first character of the next feed
+                data, self._high = data[:-1], data[-1]
             return _fix_surrogates(data).encode("utf-8")
         if isinstance(data, (bytes, bytearray, memoryview)):
-            return bytes(data)
+            held, self._high = (_LONE if self._high else b""), ""
+            return held + bytes(data)
         raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
 
     def feed(self, data: bytes | str) -> list[int]:
         """Append ``data``; return the tokens that became final (possibly none)."""
-        raw = self._as_bytes(data)
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
         if self._finished:
             raise RuntimeError("feed: this encoder is finished")
+        raw = self._as_bytes(data)
         if self._stream is not None:
             out = list(self._stream.feed(raw))
         else:
@@ -125,6 +147,9 @@ class IncrementalEncoder:
         if raw:
             self._chunks.append(raw)
             self._pending += len(raw)
+        if not self._eager:  # an unvetted pattern: any look-ahead is possible, so nothing is final before finish
+            return []
+        if raw:
             self._recent = (self._recent[-_LOOKBACK:] + raw) if len(raw) < 4096 else raw
         if self._pending >= self._resplit_at:
             return self._resplit()
@@ -162,9 +187,14 @@ class IncrementalEncoder:
         return list(self._enc._core.encode_pieces(pieces))
 
     def _rest(self) -> list[int]:
+        held = _LONE if self._high else b""
         if self._stream is not None:
-            return list(self._stream.tokens())
-        return self._enc.encode_bytes(self._take_buffer())
+            rest = list(self._stream.tokens())
+            if not held:
+                return rest
+            # the emitted tokens end at a boundary every continuation keeps, so the rest is the BPE of its own bytes
+            return self._enc.encode_bytes(self._enc.decode_bytes(rest) + held)
+        return self._enc.encode_bytes(self._take_buffer() + held)
 
     def tokens(self) -> list[int]:
         """The exact BPE tokenization of everything fed so far (emitted tokens + the provisional rest)."""
@@ -174,16 +204,18 @@ class IncrementalEncoder:
         """Close the stream and return the tokens not emitted yet."""
         if self._finished:
             raise RuntimeError("finish: this encoder is already finished")
+        early = self.feed(b"") if self._high else []  # no low surrogate followed: flush the lone one as U+FFFD
         out = list(self._stream.finish()) if self._stream is not None else self._enc.encode_bytes(self._take_buffer())
         self._finished = True
         if self._stream is None:
             self._keep(b"")
         self._emitted.extend(out)
-        return out
+        return early + out
 
     @property
     def pending_bytes(self) -> int:
         """Bytes fed but not yet covered by an emitted token (the delay of the eager output)."""
+        held = len(_LONE) if self._high else 0
         if self._stream is not None:
-            return int(self._stream.pending)
-        return self._pending
+            return int(self._stream.pending) + held
+        return self._pending + held

@@ -6,11 +6,12 @@ stdlib source (nothing outside the installed Python and packages is read).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from icml26.claims import Budget, Claim, ClaimResult, Context, Verdict
@@ -24,8 +25,35 @@ from ._baselines import (
 )
 from ._encoding import load_encoding
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("RAYON_NUM_THREADS", "1")
+# HF tokenizers single-threaded while a timing check runs (set in the checks, not at import; see _one_thread)
+_ONE_THREAD = {"TOKENIZERS_PARALLELISM": "false", "RAYON_NUM_THREADS": "1"}
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Set :data:`_ONE_THREAD` where the caller has not set them, and restore the environment afterwards."""
+    saved = {k: os.environ.get(k) for k in _ONE_THREAD}
+    for k, v in _ONE_THREAD.items():
+        os.environ.setdefault(k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _single_threaded(check: Callable[..., ClaimResult]) -> Callable[..., ClaimResult]:
+    """Run a timing check under :func:`_one_thread`."""
+
+    @functools.wraps(check)
+    def run(*args: object, **kwargs: object) -> ClaimResult:
+        with _one_thread():
+            return check(*args, **kwargs)
+
+    return run
 
 # Fuzz strings are random sequences of these units (several code points each where a script needs it): ZWJ emoji and
 # skin tones, combining marks, Latin/Cyrillic/Greek/CJK/Hangul/Arabic/Devanagari/Thai words, upper-case and curly-
@@ -167,6 +195,7 @@ def _hf_ids(tok: object) -> Callable[[str], object]:
     return lambda s: tok.encode(s).ids  # type: ignore[attr-defined]
 
 
+@_single_threaded
 def check_flat(cfg: FlatConfig, ctx: Context) -> ClaimResult:
     """Abstract of [P19]: worst-case per-byte cost independent of n (O(n log^2 t) total) on pathological inputs."""
     enc = load_encoding("cl100k_base")
@@ -236,42 +265,78 @@ class SpeedConfig:
     decide: bool = True  # False at smoke (see FlatConfig)
 
 
+# The paper's ~3x (notes: the HF integration keeps HF's normalizer and pre-tokenizer and swaps the BPE Model) is a
+# BPE-vs-BPE number. "pipeline" (our native split + core vs HF's Oniguruma split + BPE) also times the splitters, so
+# the verdict needs the two BPE-only comparisons as well: "words" (the same pre-tokenized words on both sides, HF
+# with is_pretokenized=True) and "pure" (no pre-tokenization on either side, the whole text as one string).
+SPEED_COMPARISONS = ("words", "pure", "pipeline")
+
+
+def speed_verdict(speedups: dict[str, float], identical: bool, bar: float, *, decide: bool = True) -> Verdict:
+    """Rule fixed before the run: holds iff outputs are identical and every comparison in :data:`SPEED_COMPARISONS`
+    is at least ``bar`` times faster than HF; fails otherwise; inconclusive when timings are not decided (smoke)."""
+    if not decide:
+        return Verdict.INCONCLUSIVE
+    ok = identical and all(speedups[k] >= bar for k in SPEED_COMPARISONS)
+    return Verdict.HOLDS if ok else Verdict.FAILS
+
+
+@_single_threaded
 def check_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P19]: ~3x speed-up over HF tokenizers (same vocabulary, same splits) on ordinary text."""
-    enc = load_encoding("cl100k_base")
-    hf, tk = hf_tokenizer(enc), tiktoken_encoding(enc)
+    """Abstract of [P19]: ~3x speed-up over HF tokenizers as a drop-in BPE (same vocabulary, same splits)."""
+    enc, pure = load_encoding("cl100k_base"), load_encoding("cl100k_base", pretokenize=False)
+    hf, hf_pure, tk = hf_tokenizer(enc), hf_tokenizer(enc, pretokenize=False), tiktoken_encoding(enc)
     text = stdlib_corpus(cfg.corpus_bytes)
     nb = len(text.encode())
-    same = enc.encode_ordinary(text) == hf.encode(text).ids
+    words = [text[a:b] for a, b in enc._spans(text)]  # our split; HF's pattern splits this corpus the same way
+    ours = enc.encode_ordinary(text)
+    same = {
+        "pipeline": ours == hf.encode(text).ids,
+        "words": enc._core.encode_pieces(words) == ours == hf_pure.encode(words, is_pretokenized=True).ids,
+        "pure": pure.encode_ordinary(text) == hf_pure.encode(text).ids,
+    }
+    identical = all(same.values())
     t = {
-        "inc_bpe": _best(lambda: enc.encode_ordinary(text), cfg.reps),
-        "hf": _best(lambda: hf.encode(text).ids, cfg.reps),
+        "pipeline": _best(lambda: enc.encode_ordinary(text), cfg.reps),
+        "hf_pipeline": _best(lambda: hf.encode(text).ids, cfg.reps),
+        "words": _best(lambda: enc._core.encode_pieces(words), cfg.reps),
+        "hf_words": _best(lambda: hf_pure.encode(words, is_pretokenized=True).ids, cfg.reps),
+        "pure": _best(lambda: pure.encode_ordinary(text), cfg.reps),
+        "hf_pure": _best(lambda: hf_pure.encode(text).ids, cfg.reps),
         "tiktoken": _best(lambda: tk.encode_ordinary(text), cfg.reps),
     }
     mbs = {k: nb / v / 1e6 for k, v in t.items()}
-    speedup = t["hf"] / t["inc_bpe"]
-    fig, ax = new_figure(width=5, height=3)
-    ax.bar(list(mbs), list(mbs.values()), color=["tab:blue", "tab:green", "tab:orange"])
+    speedups = {k: t[f"hf_{k}"] / t[k] for k in SPEED_COMPARISONS}
+    vs_tk = t["tiktoken"] / t["pipeline"]
+    verdict = speed_verdict(speedups, identical, cfg.bar, decide=cfg.decide)
+    fig, ax = new_figure(width=6, height=3)
+    x = range(len(SPEED_COMPARISONS))
+    ax.bar([i - 0.2 for i in x], [mbs[k] for k in SPEED_COMPARISONS], width=0.4, color="tab:blue", label="inc_bpe")
+    ax.bar([i + 0.2 for i in x], [mbs[f"hf_{k}"] for k in SPEED_COMPARISONS], width=0.4, color="tab:green", label="HF")
+    ax.set_xticks(list(x), [f"{k}\n{speedups[k]:.1f}x" for k in SPEED_COMPARISONS])
     ax.set_ylabel("MB/s (cl100k, stdlib code, 1 thread)")
-    ok = same and speedup >= cfg.bar
-    fig_data = render(fig, name="throughput", caption="Throughput on ordinary text, same run")
+    ax.legend()
+    fig_data = render(fig, name="throughput", caption="Throughput over HF: same words, pure BPE, whole pipeline; one run")
+    ratios = ", ".join(f"{k} {speedups[k]:.2f}x" for k in SPEED_COMPARISONS)
+    timings = {"speedup_vs_hf": speedups, "speedup_vs_tiktoken": vs_tk, "mb_per_s": mbs, "cpu_s": t}
+    measured = {"bytes": nb, "words": len(words), "identical": same}
     if not cfg.decide:
-        return ClaimResult(Verdict.INCONCLUSIVE, reason=f"smoke corpus of {nb} bytes: timing not decided; "
-                           f"speed-up over HF {speedup:.2f}x; outputs identical: {same}", summary="not decided at smoke",
-                           measured={"bytes": nb, "identical": same}, figures=[fig_data],
-                           timings={"speedup_vs_hf": speedup, "mb_per_s": mbs},
-                           notes=f"speed-up over HF {speedup:.2f}x, over tiktoken {t['tiktoken'] / t['inc_bpe']:.2f}x")
+        return ClaimResult(verdict, reason=f"smoke corpus of {nb} bytes: timing not decided; speed-ups over HF: "
+                           f"{ratios}; outputs identical: {identical}", summary="not decided at smoke",
+                           measured=measured, figures=[fig_data], timings=timings,
+                           notes=f"speed-ups over HF: {ratios}; over tiktoken {vs_tk:.2f}x")
     return ClaimResult(
-        verdict=Verdict.HOLDS if ok else Verdict.FAILS,
-        reason=f"inc_bpe / HF throughput = {speedup:.2f}x on {nb} bytes (bar >= {cfg.bar}); outputs identical: {same}; "
-        f"vs tiktoken {t['tiktoken'] / t['inc_bpe']:.2f}x",
-        summary=f"speed-up over HF = {speedup:.2f}x; over tiktoken = {t['tiktoken'] / t['inc_bpe']:.2f}x",
-        measured={"bytes": nb, "identical": same},
-        timings={"speedup_vs_hf": speedup, "speedup_vs_tiktoken": t["tiktoken"] / t["inc_bpe"], "mb_per_s": mbs,
-                 "cpu_s": t},
+        verdict=verdict,
+        reason=f"inc_bpe / HF throughput on {nb} bytes: {ratios} (bar >= {cfg.bar} on each; the paper's number is "
+        f"BPE-vs-BPE with the split shared, i.e. 'words'); outputs identical: {identical}; pipeline vs tiktoken "
+        f"{vs_tk:.2f}x",
+        summary=f"speed-up over HF: {ratios}; pipeline over tiktoken = {vs_tk:.2f}x",
+        measured=measured,
+        timings=timings,
         figures=[fig_data],
-        notes="Pre-tokenization is the native cl100k scanner (C++), BPE the incremental core; HF uses its own "
-        "Oniguruma split with the equivalent non-possessive pattern.",
+        notes="words: both sides BPE the same pre-tokenized words (HF: is_pretokenized=True, byte-level mapping only, "
+        "its word cache on); pure: no pre-tokenization on either side; pipeline: our native cl100k scanner + core vs "
+        "HF's Oniguruma split (equivalent non-possessive pattern) + BPE.",
     )
 
 
