@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from icml26.claims import Context, Verdict
+from icml26.common.stats import Estimate
 from icml26.papers.capacity import claims as C
 from icml26.papers.capacity._sweep import CapacitySweep
 
@@ -36,7 +37,8 @@ def _plant_uniform(monkeypatch, alpha: float, *, last_growth: float = 1.0) -> No
 
 
 @pytest.mark.parametrize(("alpha", "growth", "verdict"), [
-    (1.0, 1.0, Verdict.FAILS),  # flat plateau, far below [2, 5]
+    (1.0, 1.0, Verdict.FAILS),  # flat plateau, far below 3.6 ± 25 %
+    (2.07, 1.0, Verdict.FAILS),  # the small run's α (review 3): proportional, but below [2.7, 4.5]
     (3.6, 1.0, Verdict.HOLDS),  # flat plateau at the paper's value
     (3.6, 1.5, Verdict.INCONCLUSIVE),  # mem(4×)/mem(2×) = 1.5: not saturated, α cannot be read
 ])
@@ -59,6 +61,21 @@ def test_bits_per_param_not_on_plateau_is_inconclusive(monkeypatch):
 
     monkeypatch.setattr(C, "capacity_sweep", capped)
     assert C.check_bits_per_param(C.SweepConfig(), CTX).verdict == Verdict.INCONCLUSIVE
+
+
+@pytest.mark.parametrize(("alpha", "r2", "slope", "verdict"), [
+    (Estimate(3.6, 3.4, 3.8), 0.99, 1.0, Verdict.HOLDS),  # CI inside [2.7, 4.5], proportional
+    (Estimate(2.07, 2.06, 2.09), 0.999, 0.98, Verdict.FAILS),  # CI wholly below 2.7
+    (Estimate(5.0, 4.6, 5.4), 0.99, 1.0, Verdict.FAILS),  # CI wholly above 4.5
+    (Estimate(2.8, 2.6, 3.0), 0.99, 1.0, Verdict.INCONCLUSIVE),  # CI across the lower edge 2.7
+    (Estimate(3.6, 3.4, 3.8), 0.99, 0.7, Verdict.FAILS),  # α fine, capacity not proportional to P (slope)
+    (Estimate(3.6, 3.4, 3.8), 0.5, 1.0, Verdict.FAILS),  # α fine, poor linear fit
+    (Estimate(3.6, 3.4, 3.8), 0.99, float("nan"), Verdict.INCONCLUSIVE),  # one model size: slope undefined
+])
+def test_bits_per_param_rule_on_planted_fits(alpha, r2, slope, verdict):
+    assert C.ALPHA_BAND == pytest.approx((2.7, 4.5))
+    v, why = C.bits_per_param_verdict(alpha, r2=r2, slope=slope)
+    assert v == verdict, why
 
 
 def _plant_markov(monkeypatch, mem: list[list[float]], auc: list[list[float]]) -> None:
@@ -88,6 +105,7 @@ FLAT_AUC = _seeds([0.6, 0.6, 0.6, 0.6])
     (_seeds([100, 400, 300, 100], 5), Verdict.HOLDS),  # interior peak, both ends <= 0.75 × peak
     (_seeds([100, 200, 300, 400], 5), Verdict.FAILS),  # still rising at the largest N
     (_seeds([350, 400, 100, 50], 5), Verdict.INCONCLUSIVE),  # falls, but the smallest N is not below the bar
+    (_seeds([400, 300, 200, 100], 5), Verdict.FAILS),  # peak at the smallest N: falls, never rises
 ])
 def test_rise_then_fall_verdicts_on_planted_rows(monkeypatch, mem, verdict):
     _plant_markov(monkeypatch, mem, FLAT_AUC)

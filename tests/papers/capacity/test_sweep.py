@@ -79,6 +79,12 @@ def test_bits_per_param_fit_recovers_an_exact_line():
         fit_bits_per_param([0, 1], [1, 2])
     with pytest.raises(ValueError, match="equal length"):
         fit_bits_per_param([1, 2], [1])
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="n_boot"):
+            fit_bits_per_param(P, 3.6 * P, n_boot=bad)
+    with pytest.raises(TypeError, match="n_boot"):
+        fit_bits_per_param(P, 3.6 * P, n_boot=2.5)
+    assert fit_bits_per_param(P, 3.6 * P, n_boot=1).alpha.value == pytest.approx(3.6)
 
 
 def test_capacity_sweep_rows_plateaus_and_determinism():
@@ -127,7 +133,11 @@ def test_sweep_points_can_be_shipped_to_workers():
 
     from icml26.papers.capacity import SweepPoint, run_point
 
-    p = SweepPoint(1, 4, 8, 0, vocab_size=8, seq_len=8, train=FAST)
+    with pytest.raises(TypeError):
+        SweepPoint(1, 4, 8, 0)  # hyper-parameters are keyword-only
+    with pytest.raises(TypeError):
+        TrainConfig(3e-3)
+    p = SweepPoint(n_layer=1, d_model=4, n_sequences=8, seed=0, vocab_size=8, seq_len=8, train=FAST)
     assert pickle.loads(pickle.dumps(p)) == p
     assert pickle.loads(pickle.dumps(run_point)) is run_point
 

@@ -4,6 +4,7 @@ the loss-threshold membership-inference evaluation."""
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,7 +73,7 @@ def membership_inference(model: Any, members: object, non_members: object) -> Me
     return MembershipInference(auc=auc, f1=float(f1), n_members=int(s_in.size), n_non_members=int(s_out.size))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SweepPoint:
     """One training run of a sweep: a (n_layer, d_model) GPT trained on ``n_sequences`` sequences of ``data``."""
 
@@ -143,6 +144,10 @@ def fit_bits_per_param(n_params: Sequence[float], capacity_bits: Sequence[float]
     """Fit capacity = α·P through the origin (Sec. 5 of [P01]: "capacity ≈ 3.6 bits per parameter"), least squares
     α = Σ P·C / Σ P², a percentile bootstrap CI resampling the (P, C) points, the R² of the fit and the log-log slope
     of C on P (needs points at >= 2 distinct sizes for the slope; NaN otherwise)."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral):
+        raise TypeError(f"n_boot must be an int, got {type(n_boot).__name__}")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     P = np.asarray(n_params, dtype=float)
     C = np.asarray(capacity_bits, dtype=float)
     if P.ndim != 1 or P.shape != C.shape or P.size == 0:
@@ -225,8 +230,9 @@ def capacity_sweep(
             raise ValueError(f"dataset_sizes for {size} must be positive ints, got {ns}")
         for n in ns:
             for s in seeds:
-                points.append(SweepPoint(L, d, int(n), int(s), vocab_size=vocab_size, seq_len=seq_len, data=data,
-                                         concentration=concentration, n_head=n_head, train=train))
+                points.append(SweepPoint(n_layer=L, d_model=d, n_sequences=int(n), seed=int(s), vocab_size=vocab_size,
+                                         seq_len=seq_len, data=data, concentration=concentration, n_head=n_head,
+                                         train=train))
     rows = (mapper or (lambda f, xs: [f(x) for x in xs]))(run_point, points)
     return CapacitySweep(rows=list(rows))
 

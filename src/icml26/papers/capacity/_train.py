@@ -30,7 +30,7 @@ def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_h
     return TinyGPT(cfg, seed=seed)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TrainConfig:
     """How :func:`fit_to_plateau` trains: AdamW at ``lr`` on minibatches of ``batch_size`` sequences, the full-data
     train loss (bits/token) checked every ``eval_every`` steps. A *plateau* at the current learning rate is reached
