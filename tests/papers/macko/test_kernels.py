@@ -109,7 +109,8 @@ def test_empty_shapes() -> None:
 
 @pytest.mark.parametrize("isa", ISAS)
 def test_dense_fp16_gemv(isa) -> None:
-    for r, c in [(1, 1), (5, 17), (9, 64), (13, 200)]:
+    # >= 8192 columns: the AVX-512 dispatch takes its 4-row blocks (+ a row tail); below, the AVX2 row loop
+    for r, c in [(1, 1), (5, 17), (9, 64), (13, 200), (9, 8192 + 17)]:
         w = sparse(r, c, 1.0, r)
         x = np.random.default_rng(c).standard_normal(c).astype(np.float32)
         close(dense_fp16_gemv(w, x, isa=isa), w.astype(np.float64) @ x, w, x)

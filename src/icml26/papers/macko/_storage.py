@@ -18,7 +18,10 @@ __all__ = [
 ]
 
 
-def _check(rows: int, cols: int, density: float) -> None:
+def _check(rows: int, cols: int, density: float = 0.0) -> None:
+    for name, v in (("rows", rows), ("cols", cols)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, got {type(v).__name__}")
     if rows < 0 or cols < 0:
         raise ValueError(f"rows and cols must be >= 0, got {rows}, {cols}")
     if not 0.0 <= density <= 1.0:
@@ -27,7 +30,8 @@ def _check(rows: int, cols: int, density: float) -> None:
 
 def dense_fp16_bytes(rows: int, cols: int) -> int:
     """Bytes of the dense fp16 matrix: ``2 R C``."""
-    return 2 * rows * cols
+    _check(rows, cols)
+    return 2 * int(rows) * int(cols)
 
 
 def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
@@ -47,9 +51,10 @@ def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
 
 def csr_bytes(rows: int, cols: int, nnz: int, *, value_bytes: int = 2, index_bytes: int = 4) -> int:
     """CSR bytes: ``nnz (value + index) + 4 (R + 1)`` (fp16 + int32 by default; scipy fp32 is ``value_bytes=4``)."""
-    if nnz < 0:
-        raise ValueError(f"nnz must be >= 0, got {nnz}")
-    return nnz * (value_bytes + index_bytes) + 4 * (rows + 1)
+    _check(rows, cols)
+    if isinstance(nnz, bool) or not isinstance(nnz, (int, np.integer)) or not 0 <= nnz <= rows * cols:
+        raise ValueError(f"nnz must be an int in [0, rows * cols], got {nnz!r}")
+    return int(nnz) * (value_bytes + index_bytes) + 4 * (int(rows) + 1)
 
 
 def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
@@ -65,6 +70,10 @@ def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
     q = np.asarray(ratios, dtype=float)
     if d.shape != q.shape or d.ndim != 1 or d.size < 2:
         raise ValueError("densities and ratios must be 1-D of equal length >= 2")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(q))):
+        raise ValueError("densities and ratios must be finite")
+    if not np.all(np.diff(d) > 0):
+        raise ValueError("densities must be strictly increasing")
     above = np.nonzero(q >= 1.0)[0]
     if above.size == 0 or above[0] == 0:
         return float("nan")

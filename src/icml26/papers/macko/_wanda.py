@@ -40,6 +40,8 @@ def wanda_prune(weight: Any, activations: Any | None, *, sparsity: float) -> Any
         if X.ndim < 1 or X.shape[-1] != c:
             raise ValueError(f"activations must have last dimension C = {c}, got shape {X.shape}")
         norms = np.sqrt(np.square(X.reshape(-1, c)).sum(axis=0))
+        if not np.all(np.isfinite(norms)):  # a NaN norm would sort last and keep its whole column
+            raise ValueError("activations must be finite (a NaN or inf calibration input has no Wanda score)")
     score = np.abs(W.astype(np.float64)) * norms[None, :]
     k = int(np.floor(float(sparsity) * c))
     keep = np.ones((r, c), dtype=bool)
