@@ -106,6 +106,8 @@ FLAT_AUC = _seeds([0.6, 0.6, 0.6, 0.6])
     (_seeds([100, 200, 300, 400], 5), Verdict.FAILS),  # still rising at the largest N
     (_seeds([350, 400, 100, 50], 5), Verdict.INCONCLUSIVE),  # falls, but the smallest N is not below the bar
     (_seeds([400, 300, 200, 100], 5), Verdict.FAILS),  # peak at the smallest N: falls, never rises
+    # seed-mean peak at the smallest N by a hair, but one seed rises: the rise's CI straddles 0, no "no rise" verdict
+    ([[402.0, 399.0, 200, 100], [400.0, 399.5, 200, 100], [398.0, 400.0, 200, 100]], Verdict.INCONCLUSIVE),
 ])
 def test_rise_then_fall_verdicts_on_planted_rows(monkeypatch, mem, verdict):
     _plant_markov(monkeypatch, mem, FLAT_AUC)

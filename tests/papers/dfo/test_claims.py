@@ -55,7 +55,11 @@ def test_smoothness_rule_holds_fails_inconclusive():
     v, est = smoothness_verdict([100.0, 120.0, 110.0], [1.0, 1.1, 0.9])
     assert v is Verdict.HOLDS and est.lo >= 10
     v, est = smoothness_verdict([6.0, 7.0, 5.0], [1.0, 1.0, 1.0])
-    assert v is Verdict.FAILS and est.value < 10
+    assert v is Verdict.FAILS and est.hi < 10
+    v, est = smoothness_verdict([3.0, 16.0, 6.0, 11.0], [1.0, 1.0, 1.0, 1.0])  # point 9, CI straddles 10
+    assert v is Verdict.INCONCLUSIVE and est.value < 10 < est.hi
+    v, _ = smoothness_verdict([5.0], [1.0])  # one seed: a CI without spread decides nothing
+    assert v is Verdict.INCONCLUSIVE
     v, est = smoothness_verdict([30.0, 1.0, 30.0, 1.0], [1.0, 1.0, 1.0, 1.0])  # point 15.5, CI reaches below 10
     assert v is Verdict.INCONCLUSIVE and est.lo < 10 <= est.value
     assert worst_verdict([Verdict.HOLDS, Verdict.HOLDS]) is Verdict.HOLDS

@@ -133,8 +133,9 @@ def test_kl_optimum_rejects_bad_input():
         kl_optimum(np.array([[1.2, -0.1, -0.1]]), COR, **ok)
     with pytest.raises(ValueError, match="base must be > 0 everywhere"):
         kl_optimum(np.array([[0.5, 0.5, 0.0]]), COR, **ok)
-    with pytest.raises(TypeError, match="correct must be a boolean mask"):
-        kl_optimum(BASE, COR.astype(int), **ok)
+    np.testing.assert_array_equal(kl_optimum(BASE, COR.astype(int), **ok), kl_optimum(BASE, COR, **ok))  # 0/1 mask
+    with pytest.raises(ValueError, match="correct must be a boolean mask"):
+        kl_optimum(BASE, COR.astype(int) * 2, **ok)
     with pytest.raises(ValueError, match="correct has shape"):
         kl_optimum(BASE, np.array([[True, False]]), **ok)
     # valid input: a distribution; with γ = 0 it is π_base·e^{r/β} renormalised

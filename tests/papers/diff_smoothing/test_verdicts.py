@@ -20,7 +20,7 @@ FLAT = Estimate(0.0, -0.2, 0.2)  # CI contains 0
     (UP, DOWN, 5, Verdict.FAILS),
     (UP, UP, 5, Verdict.FAILS),
     (DOWN, FLAT, 5, Verdict.INCONCLUSIVE),  # fewer distinct answers, coverage not lower: not a collapse yet
-    (DOWN, UP, 5, Verdict.INCONCLUSIVE),
+    (DOWN, UP, 5, Verdict.FAILS),  # fewer distinct answers but pass@k rises: not the claimed collapse
     (FLAT, DOWN, 5, Verdict.INCONCLUSIVE),
     (DOWN, DOWN, 2, Verdict.INCONCLUSIVE),  # too few seeds for a CI over seeds
 ])

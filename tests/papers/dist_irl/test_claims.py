@@ -62,7 +62,7 @@ def test_one_seed_is_inconclusive(plant):
 
 
 def test_straddling_seeds_are_inconclusive(monkeypatch):
-    """Seeds that disagree (P(safe) 1, 1, 0.6) put the CI across the 0.9 bar: not holds, though the mean is 0.87/0.9."""
+    """Seeds that disagree (P(safe) 1, 1, 0.6, 1: mean 0.9, on the bar) put the CI across the bar: not holds."""
     vals = {0: 1.0, 1: 1.0, 2: 0.6, 3: 1.0}
     monkeypatch.setattr(C, "_run", lambda exp, s: dict(_fake_run(agree_safe={
         "dirl_free": vals[s], "dirl": 1.0, "maxent": 0.0, "bc": 1.0}), seed=s))

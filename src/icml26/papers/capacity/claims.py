@@ -118,6 +118,8 @@ def check_bits_per_param(cfg: SweepConfig, ctx: Context) -> ClaimResult:
                f"stopped on a plateau: {on_plateau}; α = {a} bits/param cannot be read as a capacity")
     else:
         verdict, why = bits_per_param_verdict(a, r2=fit.r2, slope=fit.slope)
+        if len(ctx.seeds) < MIN_SEEDS:  # the smoke budget: one run per point decides nothing
+            verdict, why = Verdict.INCONCLUSIVE, f"{len(ctx.seeds)} seed(s) < {MIN_SEEDS}: not decided; {why}"
     fig, _ = new_figure(width=10, height=4)
     fig.clear()
     ax1, ax2 = fig.subplots(1, 2)
@@ -167,8 +169,9 @@ def _markov_sweep(cfg: SweepConfig, ctx: Context):
 def check_rise_then_fall(cfg: SweepConfig, ctx: Context) -> ClaimResult:
     """Sec. 6 of [P01]: on a generalisable distribution, unintended memorisation (w.r.t. the exact chain) rises with
     N while the data fits in the capacity, then falls as the model generalises. Bars: the seed-mean peak is interior,
-    mem_U at the smallest and largest N <= 0.75 × the peak (the last one with its bootstrap CI over seeds); a peak
-    at the smallest N (no rise) or the largest (no fall), or the last CI above 0.75, fails."""
+    mem_U at the smallest and largest N <= 0.75 × the peak (the last one with its bootstrap CI over seeds); no rise
+    (a peak at the smallest N with the seed-CI of the rise below 0), no fall (a peak at the largest N), or the last CI
+    above 0.75, fails."""
     if cfg.full_scale:
         return _unsupported()
     sweep, ns, t = _markov_sweep(cfg, ctx)
@@ -177,13 +180,15 @@ def check_rise_then_fall(cfg: SweepConfig, ctx: Context) -> ClaimResult:
     k = int(mean.argmax())
     last = bootstrap_ci(mem[:, -1] / np.maximum(mem.max(1), 1e-12), seed=ctx.seeds[0])
     first = float(mean[0] / mean[k]) if mean[k] > 0 else float("nan")
+    # the rise, per seed: (largest mem_U at N > N_min - mem_U at N_min) / that seed's peak, with its CI over seeds
+    rise = bootstrap_ci((mem[:, 1:].max(1) - mem[:, 0]) / np.maximum(mem.max(1), 1e-12), seed=ctx.seeds[0])
     interior = 0 < k < len(ns) - 1
     if interior and first <= FALL_BAR and last.hi <= FALL_BAR:
         verdict = Verdict.HOLDS
         why = f"peak at N={ns[k]} (interior); mem_U(N_min)/peak = {first:.2f}, mem_U(N_max)/peak = {last} <= {FALL_BAR}"
-    elif k == 0:  # review 4: a peak at the smallest N is no rise (was inconclusive when the end fell)
+    elif k == 0 and rise.hi < 0:  # no rise: every seed-CI of (best later N - smallest N) / peak is below 0
         verdict = Verdict.FAILS
-        why = f"no rise: peak at the smallest N={ns[0]} of {ns}, mem_U(N_max)/peak = {last}"
+        why = f"no rise: peak at the smallest N={ns[0]} of {ns}, rise {rise} < 0, mem_U(N_max)/peak = {last}"
     elif k == len(ns) - 1 or last.lo > FALL_BAR:
         verdict = Verdict.FAILS
         why = f"no fall: peak at N={ns[k]} of {ns}, mem_U(N_max)/peak = {last} (bar <= {FALL_BAR})"

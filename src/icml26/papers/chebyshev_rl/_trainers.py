@@ -45,7 +45,8 @@ def _check_int(name: str, value: Any, minimum: int) -> int:
 
 def _check_pos(name: str, value: Any) -> float:
     """``value`` as a finite float > 0, else ValueError naming ``name``."""
-    if not (isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > 0):
+    if isinstance(value, (bool, np.bool_)) or not (
+            isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 

@@ -24,8 +24,18 @@ synthetic Markov chain; the RMSNorm law is not in the paper's abstract (it comes
 from the same symmetry argument).
 """
 
-from icml26.papers.conservation._exact import GatingRate, LogPoly, gating_rate_exact, thm47_counterexample
-from icml26.papers.conservation._flow import flow_rates, markov_batches, relative_drift, sgd_drift
+from icml26.papers.conservation._exact import (
+    GatingRate,
+    LogPoly,
+    gating_rate_exact,
+    thm47_counterexample,
+)
+from icml26.papers.conservation._flow import (
+    flow_rates,
+    markov_batches,
+    relative_drift,
+    sgd_drift,
+)
 from icml26.papers.conservation._groups import (
     rope_commuting,
     scale_hidden_units_,
@@ -52,7 +62,13 @@ from icml26.papers.conservation._model import (
     random_symmetry_,
     use_sigmoid_gating_,
 )
-from icml26.papers.conservation._rank import CorankResult, TwoLayerNet, expected_corank, law_corank, per_sample_jacobian
+from icml26.papers.conservation._rank import (
+    CorankResult,
+    TwoLayerNet,
+    expected_corank,
+    law_corank,
+    per_sample_jacobian,
+)
 
 __all__ = [
     "CorankResult",

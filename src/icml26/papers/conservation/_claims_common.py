@@ -5,7 +5,11 @@ from __future__ import annotations
 import torch
 
 from icml26.common.nn import GPTConfig, TinyGPT
-from icml26.papers.conservation._model import model_controls, model_laws, use_sigmoid_gating_
+from icml26.papers.conservation._model import (
+    model_controls,
+    model_laws,
+    use_sigmoid_gating_,
+)
 
 # The three model variants cover every law and control of model_laws / model_controls:
 #   rope_swiglu: rotary attention + dense SwiGLU; sin_moe: sinusoidal + softmax top-2 MoE of SwiGLU experts;

@@ -11,8 +11,8 @@ import torch
 
 from icml26.claims import ClaimResult, Context
 from icml26.common.nn import MoE
-from icml26.figures import new_figure, render
 from icml26.common.threads import single_thread as one_thread
+from icml26.figures import new_figure, render
 from icml26.papers.conservation._exact import gating_rate_exact, thm47_counterexample
 from icml26.papers.conservation._model import NormalizedSigmoidMoE
 from icml26.papers.conservation._rank import TwoLayerNet, expected_corank, law_corank

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,9 +12,14 @@ import torch
 
 from icml26.claims import ClaimResult, Context
 from icml26.common.stats import bootstrap_ci, loglog_slope
-from icml26.figures import new_figure, render
 from icml26.common.threads import single_thread as one_thread
-from icml26.papers.conservation._claims_common import VARIANTS, build_variant, kind_of, quantities
+from icml26.figures import new_figure, render
+from icml26.papers.conservation._claims_common import (
+    VARIANTS,
+    build_variant,
+    kind_of,
+    quantities,
+)
 from icml26.papers.conservation._flow import flow_rates, markov_batches, sgd_drift
 from icml26.papers.conservation._groups import scale_hidden_units_, transform_qk_
 from icml26.papers.conservation._model import random_symmetry_
@@ -158,7 +164,7 @@ class DriftConfig:
     linear_bar: float = 1e-12
 
     def __post_init__(self) -> None:
-        if not isinstance(self.steps, int) or self.steps < 4:
+        if isinstance(self.steps, bool) or not isinstance(self.steps, numbers.Integral) or self.steps < 4:
             raise ValueError(f"steps must be an int >= 4 (three record points for the k-slope), got {self.steps!r}")
         if len(self.taus) < 3:
             raise ValueError(f"taus must hold at least 3 step sizes for the τ-slope, got {self.taus!r}")
@@ -228,5 +234,5 @@ def check_sgd_drift_scaling(cfg: DriftConfig, ctx: Context) -> ClaimResult:
         figures=[render(fig, name="drift_vs_tau", caption="Relative drift vs step size (solid: laws, slope 2 expected; "
                         "dashed: controls, slope 1 expected), first seed")],
         notes="k_slope: log-log slope of the drift at the largest τ vs k at k/4, k/2, k. O(τ²k) is an upper bound, "
-              "so the bar is one-sided (per-kind mean <= k_bar); sub-linear growth in k is consistent with the claim.",
+              "so the bar is one-sided (per kind, the CI's upper end <= k_bar); sub-linear growth in k is consistent with the claim.",
     )

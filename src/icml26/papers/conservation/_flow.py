@@ -7,6 +7,7 @@ steps (paper Fig. 2), whereas a generic quantity moves ``O(τ)`` per step.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -26,9 +27,9 @@ def markov_batches(
     """``n_batches`` (inputs, next-token targets) pairs of shape ``(batch_size, seq_len)`` from a random Markov chain
     (transition rows ~ Dirichlet(``concentration``)), all drawn from ``seed``."""
     for name, v in (("vocab_size", vocab_size), ("seq_len", seq_len), ("batch_size", batch_size), ("n_batches", n_batches)):
-        if not isinstance(v, int) or v < 1:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if isinstance(concentration, bool) or not isinstance(concentration, int | float) or not (
+    if isinstance(concentration, (bool, np.bool_)) or not isinstance(concentration, numbers.Real) or not (
         np.isfinite(concentration) and concentration > 0
     ):
         raise ValueError(f"concentration must be a positive finite number, got {concentration!r}")

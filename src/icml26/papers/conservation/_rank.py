@@ -10,6 +10,7 @@ Known closed forms (the oracles): ReLU (one law per neuron) co-rank ``m``; SwiGL
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,7 +100,7 @@ def law_corank(net: TwoLayerNet, *, n_samples: int | None = None, seed: int = 0,
     """Co-rank of the per-sample Jacobian at ``net``'s parameters over ``n_samples`` Gaussian inputs (default
     ``4·D``) drawn from ``seed``; singular values below ``rtol·σ_max`` count as zero. Upper bound on the number of
     independent conservation laws ([P04] Thm 4.1 proof strategy)."""
-    if isinstance(rtol, bool) or not isinstance(rtol, int | float) or not 0 < rtol < 1:
+    if isinstance(rtol, (bool, np.bool_)) or not isinstance(rtol, numbers.Real) or not 0 < rtol < 1:
         raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
     D = net.n_params
     n = n_samples if n_samples is not None else 4 * D

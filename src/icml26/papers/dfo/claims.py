@@ -100,7 +100,7 @@ def check_smooth_velocities(cfg: Config, ctx: Context) -> ClaimResult:
 
     Bar (issue): total variation ``sum_k ||theta_dot_{k+1} - theta_dot_k||`` of TSVD over DFO >= 10 at the same tol,
     per problem; ratio of means over seeds with a paired bootstrap CI (:func:`smoothness_verdict`: holds: CI low >= 10;
-    fails: point < 10; else inconclusive), combined over problems by :func:`worst_verdict`.
+    fails: CI high < 10; else, or below 3 seeds, inconclusive), combined over problems by :func:`worst_verdict`.
     """
     rows = []
     for prob, reg, seed, setup in _setups(cfg, ctx):

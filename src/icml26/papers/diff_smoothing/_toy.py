@@ -272,9 +272,7 @@ def kl_optimum(base: object, correct: object, *, beta: float, gamma_p: float, ga
     p = check_policy(base, "base")
     if np.any(p <= 0):
         raise ValueError("base must be > 0 everywhere (log π_base must be finite)")
-    if np.asarray(correct).dtype != bool:
-        raise TypeError(f"correct must be a boolean mask, got dtype {np.asarray(correct).dtype}")
-    c = check_correct(correct, p.shape)
+    c = check_correct(correct, p.shape)  # a boolean or 0/1 mask
     lb = np.log(p)
     r = c.astype(float)
     rt = np.where(c, r - gp * lb, r + gn * lb)  # Eq. (4)

@@ -26,17 +26,17 @@ def collapse_rule(d_distinct: Estimate, d_passk: Estimate, *, n_seeds: int) -> t
     """``vanilla_collapse``: vanilla GRPO − base model, CIs over seeds, on held-out prompts.
 
     holds: fewer distinct correct answers (CI < 0) *and* a lower pass@k (CI < 0) than the base model;
-    fails: more distinct correct answers (CI > 0), the opposite of a collapse;
-    inconclusive: fewer than :data:`MIN_SEEDS` seeds, or anything else (a CI straddling 0, or fewer distinct answers
-    with a pass@k that does not fall).
+    fails: more distinct correct answers or a higher pass@k (either CI > 0): the claim says both fall;
+    inconclusive: fewer than :data:`MIN_SEEDS` seeds, or anything else (a CI straddling 0).
     """
     if n_seeds < MIN_SEEDS:
         return Verdict.INCONCLUSIVE, f"{n_seeds} seed(s) < {MIN_SEEDS}: no CI over seeds at this budget"
     s_d, s_k = ci_sign(d_distinct), ci_sign(d_passk)
     if s_d == -1 and s_k == -1:
         return Verdict.HOLDS, "vanilla GRPO lowers both the distinct correct answers and pass@k below the base (CIs < 0)"
-    if s_d == 1:
-        return Verdict.FAILS, "vanilla GRPO raises the number of distinct correct answers above the base (CI > 0)"
+    if s_d == 1 or s_k == 1:
+        return Verdict.FAILS, ("vanilla GRPO raises the number of distinct correct answers or pass@k above the base "
+                               "(CI > 0)")
     return Verdict.INCONCLUSIVE, "the distinct-correct and pass@k changes are not both resolved below 0"
 
 

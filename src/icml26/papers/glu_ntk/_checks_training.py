@@ -229,6 +229,8 @@ def check_gap_not_reduced(cfg: GapConfig, ctx: Context) -> ClaimResult:
     g_non, g_glu = [r["gap_non"] for r in ok], [r["gap_glu"] for r in ok]
     g = gap_ratio(g_non, g_glu, seed=ctx.seeds[0])  # None: no pair reached the mark, or no positive gap
     verdict = gap_verdict(g, s, band=cfg.gap_band)
+    if len(rows) < 3:  # the smoke budget: one (seed, activation) pair gives CIs without spread
+        verdict = Verdict.INCONCLUSIVE
     gap_txt = f"{g}" if g is not None else "undefined (no pair at the mark, or mean non-GLU gap <= 0)"
     d = bootstrap_ci([b - a for a, b in zip(g_non, g_glu)], seed=ctx.seeds[0]) if ok else None
     summary = (f"gap_GLU/gap_nonGLU = {gap_txt} at train loss {cfg.train_loss_mark:g} ({len(ok)}/{len(rows)} pairs; "

@@ -11,8 +11,10 @@ code. A GLU model has two input matrices, so at equal parameter count its hidden
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -69,9 +71,9 @@ def _generator(seed: int | torch.Generator) -> torch.Generator:
     """The initialisation's generator: ``seed`` itself, or a fresh one seeded with it (no OS-entropy default)."""
     if isinstance(seed, torch.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an int or a torch.Generator, got {type(seed).__name__}")
-    return torch.Generator().manual_seed(seed)
+    return torch.Generator().manual_seed(int(seed))
 
 
 class TwoLayerMLP(nn.Module):
