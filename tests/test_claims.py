@@ -110,6 +110,11 @@ def test_a_check_cannot_swallow_its_timeout(toy_papers):
     assert "timed out after 0.3 s" in rec["reason"] and rec["duration_s"] < 5
 
 
+def test_a_check_that_catches_the_timeout_itself_is_still_an_error(toy_papers):
+    rec = run_claim("gamma", "swallows_all", budget="smoke", timeout=0.3)  # except BaseException, then returns holds
+    assert rec["verdict"] == "error" and rec["timed_out"] and "timed out after 0.3 s" in rec["reason"]
+
+
 def test_timeout_stops_a_local_sweep_at_once(toy_papers):
     from icml26.runner import LocalPoolMapper
 

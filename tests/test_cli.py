@@ -116,6 +116,12 @@ def test_list_shows_each_claim_at_its_largest_budget(cli, toy_papers, tmp_path):
     assert rows[0]["verdicts"] == {"mean_is_small": recs[0]["verdict"]}
     rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out, "--budget", "smoke"]).output)
     assert rows[0]["verdicts"] == {"mean_is_small": recs[1]["verdict"]}
+    cli.invoke(main, ["reproduce", "alpha:mean_is_small", "--budget", "full", "--executor", "serial", "--out", out])
+    assert list(ResultStore(out).read())[-1]["verdict"] == "unsupported"  # no full budget declared
+    rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out]).output)
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[0]["verdict"]}  # the small verdict, not 'unsupported'
+    rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out, "--budget", "full"]).output)
+    assert rows[0]["verdicts"] == {"mean_is_small": "unsupported"}
 
 
 def test_reproduce_keeps_matplotlib_cache_in_out(cli, toy_papers, tmp_path, monkeypatch):

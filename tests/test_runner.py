@@ -98,3 +98,38 @@ def test_a_dying_worker_fails_only_its_own_claim(toy_papers, monkeypatch):
     assert by["dies"]["verdict"] == "error" and "died again when run alone" in by["dies"]["reason"]
     assert by["mean_is_small"]["verdict"] == "holds" and by["always_wrong"]["verdict"] == "fails"
     assert by["boom"]["verdict"] == "error" and "kaboom" in by["boom"]["reason"]  # its own error, not the pool's
+
+
+@pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="parent-death signal is Linux only")
+def test_workers_die_with_their_parent():
+    import subprocess
+    import sys
+    import time
+
+    # a process that starts a pool worker through the runner's initializer, then is killed: the worker must follow
+    code = (
+        "import concurrent.futures as cf, multiprocessing, os, sys, time\n"
+        "from icml26.runner import _limit_threads\n"
+        "ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'), initializer=_limit_threads,"
+        " initargs=(1,))\n"
+        "print(ex.submit(os.getpid).result(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    def alive(pid: int) -> bool:  # a zombie (killed, not yet reaped by init) counts as dead
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    for _ in range(100):
+        if not alive(child):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        pytest.fail("the pool worker outlived its killed parent")

@@ -33,9 +33,12 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False)
 
 
+log = logging.getLogger(__name__)
+
 MAX_TIMEOUT_S = 7 * 86400.0
-#: Ray's unix sockets live under its temp dir and must stay under 108 bytes: longer --out paths keep Ray's default
-RAY_TMPDIR_MAX = 48
+#: Ray's unix sockets live under its temp dir: <dir>/session_<date>_<time>_<pid>/sockets/plasma_store adds up to 63
+#: bytes and the path must stay under 108, so longer --out paths keep Ray's default (/tmp/ray, with a warning)
+RAY_TMPDIR_MAX = 39
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -51,18 +54,20 @@ def _fail(msg: str) -> NoReturn:
 
 def _latest_verdicts(out: Path, budget: str | None = None) -> dict[str, dict[str, str]]:
     """Per paper and claim, the verdict of the latest run at ``budget``; None: at the largest budget run so far
-    (a later smoke run does not hide a small one)."""
+    (a later smoke run does not hide a small one), an ``unsupported`` record (e.g. ``--budget full`` on a CPU) only
+    when the claim has nothing else."""
     from icml26.store import ResultStore
 
     rank = {b: i for i, b in enumerate(BUDGET_NAMES)}
-    best: dict[tuple[str, str], tuple[int, str]] = {}
+    best: dict[tuple[str, str], tuple[tuple[bool, int], str]] = {}
     for r in ResultStore(out).read():
         b = r.get("budget", "smoke")
         if budget is not None and b != budget:
             continue
         key = (r["paper"], r["claim"])
-        if key not in best or rank.get(b, -1) >= best[key][0]:
-            best[key] = (rank.get(b, -1), r["verdict"])
+        score = (r["verdict"] != "unsupported", rank.get(b, -1))
+        if key not in best or score >= best[key][0]:
+            best[key] = (score, r["verdict"])
     latest: dict[str, dict[str, str]] = {}
     for (paper, claim), (_, verdict) in best.items():
         latest.setdefault(paper, {})[claim] = verdict
@@ -215,8 +220,11 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
     cache = Path(out).resolve() / "cache"
     os.environ.setdefault("ICML26_CACHE_DIR", str(cache))
     os.environ.setdefault("MPLCONFIGDIR", str(cache / "matplotlib"))
-    if executor == "ray" and not address and len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
-        os.environ.setdefault("RAY_TMPDIR", str(cache / "ray"))
+    if executor == "ray" and not address and "RAY_TMPDIR" not in os.environ:
+        if len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
+            os.environ["RAY_TMPDIR"] = str(cache / "ray")
+        else:
+            log.warning("--out path too long for Ray's sockets: the local Ray cluster keeps its files under /tmp/ray")
     err = _console(stderr=True)
     for w in warnings:
         err.print(f"[yellow]{w}[/]")

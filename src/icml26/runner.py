@@ -12,6 +12,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import sys
 import time
 import traceback
 import uuid
@@ -76,6 +77,7 @@ class RayExecutor(cf.Executor):
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         self._ray = ray
         self._started = False
+        self._token_set = False
         if not ray.is_initialized():
             if address is None:
                 # keep a local cluster on loopback (Ray advertises the NIC address otherwise)
@@ -83,6 +85,7 @@ class RayExecutor(cf.Executor):
                 # a token in the environment: Ray would otherwise write a new one to ~/.ray/auth_token
                 if not any(v in os.environ for v in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")):
                     os.environ["RAY_AUTH_TOKEN"] = uuid.uuid4().hex
+                    self._token_set = True
                 ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -95,11 +98,27 @@ class RayExecutor(cf.Executor):
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
             self._started = False
+        if self._token_set:  # never hand our local cluster's token to a cluster joined later in this process
+            os.environ.pop("RAY_AUTH_TOKEN", None)
+            self._token_set = False
 
 
 def _limit_threads(n: int) -> None:
+    """Worker initializer: ``n`` BLAS threads, and (Linux) die with the parent process.
+
+    A claim worker that is killed (timeout, crash) must not leave its own ``ctx.map`` workers running: without the
+    parent-death signal they would be re-parented to init and live on, holding the caller's pipes.
+    """
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(n)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            pass
 
 
 def make_executor(kind: str = "process", *, jobs: int | None = None, address: str | None = None) -> cf.Executor:
@@ -215,7 +234,9 @@ def run_tasks(
         except BrokenProcessPool:
             broken.append(t)
             continue
-        if fut.done():
+        if fut.done() and isinstance(fut.exception(), BrokenProcessPool):
+            broken.append(t)
+        elif fut.done():
             yield _record_of(fut, t)
         else:
             pending[fut] = t

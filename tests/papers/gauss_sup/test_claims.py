@@ -98,7 +98,8 @@ def test_log_n_verdict_rule_on_planted_rows():
     assert rule(_rows([0.95, 0.9, 0.97], [0.3, 0.25, 0.35])) == Verdict.HOLDS
     # within the bound but not clearly better than a trivial allocation: the bound cannot decide
     assert rule(_rows([0.95, 0.9, 0.97], [0.3, 0.02, 0.35])) == Verdict.INCONCLUSIVE
-    assert rule(_rows([0.6, 0.6, 0.6], [0.0, 0.0, 0.0])) == Verdict.INCONCLUSIVE  # the best trivial allocation itself
+    assert rule(_rows([0.6, 0.6, 0.6], [0.0, 0.0, 0.0])) == Verdict.FAILS  # the best trivial allocation itself
+    assert rule(_rows([0.95, 0.9], [0.3, 0.35])) == Verdict.INCONCLUSIVE  # two instances: no CI to speak of
     # one instance below the bound fails, whatever the margin
     assert rule(_rows([0.95, 0.05, 0.97], [0.3, 0.25, 0.35])) == Verdict.FAILS
     assert rule(_rows([0.95, 0.9, 0.97], [0.3, 0.25, 0.35], budget=1.01)) == Verdict.FAILS

@@ -14,6 +14,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
+import numpy as np
+
 from ._backend import NATIVE, make_core
 from ._vocab import (
     CL100K_PAT,
@@ -343,8 +345,10 @@ class Encoding:
         toks = self._tokens
         out = []
         for i in ids:
-            if isinstance(i, bool):  # a bool is an int to Python, never a token id
+            if isinstance(i, (bool, np.bool_)):  # a bool is an int to Python, never a token id
                 raise TypeError(f"ids: {i!r} is a bool, not a token id")
+            if isinstance(i, np.integer):  # numpy ids (e.g. from an array of tokens) decode like Python ints
+                i = int(i)
             if isinstance(i, int) and 0 <= i < len(toks):
                 out.append(toks[i])
             elif isinstance(i, int) and i in self._decoder:

@@ -143,8 +143,8 @@ class _FQEEstimator:
 
         Draws from ``random_state`` (constructor; default 0, so repeated calls give the same interval; pass another
         int for another resampling, None for fresh OS entropy). A resample that cannot be fitted (no observed reward
-        at some step, a policy cell it never visits) or whose bridge is not identified (``identified_`` False: the
-        estimator would refuse it) is skipped and counted in ``n_boot_skipped_``; ValueError (naming ``n_boot``) when
+        at some step, a policy cell it never visits) or whose bridge is not identified when ``on_unidentified="raise"``
+        (``identified_`` False: the estimator would refuse it; with "warn" it is kept, as ``estimate`` keeps it) is skipped and counted in ``n_boot_skipped_``; ValueError (naming ``n_boot``) when
         fewer than 2 remain."""
         if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2:
             raise ValueError(f"n_boot must be an int >= 2, got {n_boot!r}")
@@ -157,8 +157,8 @@ class _FQEEstimator:
             idx = g.integers(0, self.n_, self.n_)  # drawn first: the stream does not depend on which resamples fail
             try:
                 est = type(self)(**self.get_params()).fit(self.data_.take(idx))
-                if not getattr(est, "identified_", True):  # the guard of ShadowBridgeFQE.estimate, not bypassed
-                    continue
+                if not getattr(est, "identified_", True) and getattr(est, "on_unidentified", "raise") == "raise":
+                    continue  # the guard of ShadowBridgeFQE.estimate, not bypassed (in "warn" mode it only warns)
                 vals.append(est.estimate(target_policy))
             except ValueError:  # e.g. no observed reward at some step in this resample: skip it
                 continue
