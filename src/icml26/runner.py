@@ -219,8 +219,8 @@ def run_tasks(
     ``timeout`` (seconds per claim) is enforced inside the worker; the driver additionally gives up on workers that
     have not answered ``GRACE_S`` after every claim could have run, and yields error records for them. When a worker
     process dies (a crash, the OOM killer), a process pool breaks and fails every claim it held; those claims are
-    then run again one at a time, each in a fresh process, so that only the claim that kills its process gets the
-    error.
+    then run again, each in a fresh process of its own (as many at once as the pool ran), so that only the claim
+    that kills its process gets the error.
     """
     fan_out = isinstance(executor, RayExecutor)
     width = 1
@@ -256,9 +256,12 @@ def run_tasks(
                 fut.cancel()
                 yield error_record(t, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)", timed_out=True)
             _kill(executor)
-    for t in broken:
-        log.warning("a worker process died; running %s:%s again in a process of its own", t.paper, t.claim)
-        yield _run_isolated(t, timeout, width)
+    if broken:  # each again in a process of its own, as many at once as the pool ran
+        log.warning("a worker process died; running %d claim(s) again, each in a process of its own", len(broken))
+        with cf.ThreadPoolExecutor(max_workers=min(len(broken), _slots(executor))) as threads:
+            futs = [threads.submit(_run_isolated, t, timeout, width) for t in broken]
+            for fut in cf.as_completed(futs):
+                yield fut.result()
 
 
 def _slots(executor: cf.Executor) -> int:
