@@ -14,18 +14,18 @@ from icml26.papers.ope_mnar import claims as C
 from icml26.papers.ope_mnar._experiments import rmse_ratio_ci
 
 GOOD = {"accept": 1.0, "refuse": 1.0, "bias_ratio": (0.0, 0.05), "rmse_ratio_rel": (0.3, 0.45),
-        "rmse_ratio_irr": (0.9, 1.1)}
+        "bias_ratio_irr": (0.9, 1.1)}
 
 
 @pytest.mark.parametrize(("change", "verdict", "part"), [
     ({}, Verdict.HOLDS, None),
     ({"bias_ratio": (0.8, 1.2)}, Verdict.FAILS, "bias"),  # bridge as biased as complete case
     ({"rmse_ratio_rel": (0.95, 1.05)}, Verdict.FAILS, "rmse_shrinks"),  # relevant RMSE does not fall with n
-    ({"rmse_ratio_irr": (0.2, 0.4)}, Verdict.FAILS, "irrelevant_no_shrink"),  # unidentified number converges anyway
+    ({"bias_ratio_irr": (0.05, 0.2)}, Verdict.FAILS, "irrelevant_biased"),  # unidentified number is accurate anyway
     ({"accept": 0.3}, Verdict.FAILS, "rates"),
     ({"bias_ratio": (0.1, 0.4)}, Verdict.INCONCLUSIVE, "bias"),  # CI straddles 0.25
     ({"rmse_ratio_rel": (0.5, 0.9)}, Verdict.INCONCLUSIVE, "rmse_shrinks"),
-    ({"rmse_ratio_irr": (0.5, 0.9)}, Verdict.INCONCLUSIVE, "irrelevant_no_shrink"),
+    ({"bias_ratio_irr": (0.1, 0.9)}, Verdict.INCONCLUSIVE, "irrelevant_biased"),
     ({"refuse": 0.8}, Verdict.INCONCLUSIVE, "rates"),
     ({"refuse": 0.8, "bias_ratio": (0.8, 1.2)}, Verdict.FAILS, "bias"),  # a failing part beats an inconclusive one
 ])
