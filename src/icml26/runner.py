@@ -258,8 +258,10 @@ def run_tasks(
             _kill(executor)
     if broken:  # each again in a process of its own, as many at once as the pool ran
         log.warning("a worker process died; running %d claim(s) again, each in a process of its own", len(broken))
-        with cf.ThreadPoolExecutor(max_workers=min(len(broken), _slots(executor))) as threads:
-            futs = [threads.submit(_run_isolated, t, timeout, width) for t in broken]
+        at_once = min(len(broken), _slots(executor))
+        blas = max(1, (os.cpu_count() or 1) // at_once)  # BLAS threads per re-run: the cores, shared
+        with cf.ThreadPoolExecutor(max_workers=at_once) as threads:  # each thread owns (and outlives) its process
+            futs = [threads.submit(_run_isolated, t, timeout, width, blas) for t in broken]
             for fut in cf.as_completed(futs):
                 yield fut.result()
 
@@ -274,10 +276,10 @@ def _slots(executor: cf.Executor) -> int:
     return max(1, getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
 
 
-def _run_isolated(task: Task, timeout: float | None, width: int) -> dict[str, Any]:
+def _run_isolated(task: Task, timeout: float | None, width: int, blas_threads: int) -> dict[str, Any]:
     """Run one claim in a fresh single-worker process pool; a dying process gives this claim an error record."""
     ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads,
-                                initargs=(max(1, (os.cpu_count() or 1)),))
+                                initargs=(blas_threads,))
     try:
         fut = ex.submit(_execute, task, timeout, False, width)
         try:
