@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import time
 from typing import Any
 
 import numpy as np
@@ -40,22 +39,18 @@ def _swap(model: Any, layers: dict[str, Any]) -> Any:
     return model
 
 
-def _timed_decode(torch: Any, models: dict[str, Any], prompt: Any, cfg: Any, sync: bool) -> dict[str, list[float]]:
-    """Paired rounds: each round decodes once with every model, the order rotated round to round."""
+def _timed_decode(torch: Any, models: dict[str, Any], prompt: Any, cfg: Any, sync: bool) -> dict[str, Any]:
+    """Paired rounds of greedy decoding (:func:`~icml26.papers.macko._timing.paired_rounds`: one decode per model
+    per round, order rotated); on a GPU each decode ends with a synchronize, so its time is the device's."""
     from icml26.papers.macko._decoder import greedy_decode
+    from icml26.papers.macko._timing import paired_rounds
 
-    names = list(models)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    for i in range(cfg.reps):
-        for k in names[i % len(names):] + names[: i % len(names)]:
-            if sync:
-                torch.cuda.synchronize()
-            t = time.perf_counter()
-            greedy_decode(models[k], prompt, cfg.new_tokens)
-            if sync:
-                torch.cuda.synchronize()
-            times[k].append(time.perf_counter() - t)
-    return times
+    def decode(model: Any) -> None:
+        greedy_decode(model, prompt, cfg.new_tokens)
+        if sync:
+            torch.cuda.synchronize()
+
+    return paired_rounds({k: [lambda m=m: decode(m)] for k, m in models.items()}, cfg.reps)
 
 
 def run_e2e(cfg: Any, seeds: tuple[int, ...], torch: Any, *, interpret: bool = False) -> dict[str, Any]:
