@@ -58,8 +58,9 @@ def test_matvec_matches_reference_and_dense(isa, case) -> None:
 
 
 @pytest.mark.parametrize("isa", ISAS)
-@pytest.mark.parametrize("b", [1, 3, 5, 8])
+@pytest.mark.parametrize("b", [1, 3, 5, 8, 9, 20])
 def test_matmat_batches(isa, b) -> None:
+    """Up to 8 columns share one pass over W; a larger batch runs in groups of 8 (9 = 8 + 1, 20 = 8 + 8 + 4)."""
     w = sparse(40, 203, 0.5, 5)
     A = MackoMatrix.from_dense(w)
     X = np.random.default_rng(b).standard_normal((203, b)).astype(np.float32)
@@ -130,7 +131,9 @@ def test_bad_x() -> None:
     with pytest.raises(ValueError, match="x must be a floating array"):
         A.matvec(np.zeros(10, np.int64))
     with pytest.raises(ValueError, match=r"X must have shape \(10, B\)"):
-        A.matmat(np.zeros((10, 9), np.float32))
+        A.matmat(np.zeros((9, 3), np.float32))
+    with pytest.raises(ValueError, match=r"X must have shape \(10, B\) with B >= 1"):
+        A.matmat(np.zeros((10, 0), np.float32))
     with pytest.raises(ValueError, match="device must be"):
         A.matvec(np.zeros(10, np.float32), device="tpu")
     with pytest.raises(ValueError, match="threads must be"):

@@ -29,6 +29,9 @@ def _as_numpy(W: Any, name: str) -> np.ndarray:
     return W
 
 
+_BATCH = 8  # columns of X per pass of the CPU kernel over W
+
+
 class MackoMatrix:
     """A matrix ``W`` (R x C) stored in the MACKO format (the MACKO format of [P05]).
 
@@ -159,8 +162,8 @@ class MackoMatrix:
             raise ValueError(f"{name} must be a floating array (float16/32/64), got dtype {x.dtype}")
         c = self.shape[1]
         if batch:
-            if x.ndim != 2 or x.shape[0] != c or not 1 <= x.shape[1] <= 8:
-                raise ValueError(f"{name} must have shape ({c}, B) with 1 <= B <= 8, got {x.shape}")
+            if x.ndim != 2 or x.shape[0] != c or x.shape[1] < 1:
+                raise ValueError(f"{name} must have shape ({c}, B) with B >= 1, got {x.shape}")
         elif x.shape != (c,):
             raise ValueError(f"{name} must have shape ({c},), got {x.shape}")
         return x
@@ -201,15 +204,20 @@ class MackoMatrix:
 
     def matmat(self, X: Any, *, device: str = "cpu", kernel: str = "native", isa: str | None = None,
                threads: int = 1) -> np.ndarray:
-        """``Y = W X`` for a small batch (decode with B <= 8 sequences): the entries are decoded once per chunk.
+        """``Y = W X`` for a small batch (decode of B sequences): each 16-entry chunk of ``W`` is decoded once and used
+        for up to 8 columns of ``X``; a larger batch runs in groups of 8 columns, one pass over ``W`` per group.
 
         Args:
-            X: ``(C, B)`` with ``1 <= B <= 8``. Other arguments as in :meth:`matvec`.
+            X: ``(C, B)`` with ``B >= 1``. Other arguments as in :meth:`matvec`.
         Returns:
-            ``(R, B)`` float32.
+            ``(R, B)`` float32 (a torch tensor on the GPU for ``device="cuda"``).
         """
         X = self._check_x(X, "X", batch=True)
-        return self._run(np.ascontiguousarray(X.T), device, kernel, isa, threads).T
+        Xt = np.ascontiguousarray(X.T)
+        if device == "cuda" or Xt.shape[0] <= _BATCH:
+            return self._run(Xt, device, kernel, isa, threads).T
+        return np.concatenate([self._run(Xt[i:i + _BATCH], device, kernel, isa, threads)
+                               for i in range(0, Xt.shape[0], _BATCH)]).T
 
     def __matmul__(self, x: Any) -> np.ndarray:
         x = _as_numpy(x, "x")
