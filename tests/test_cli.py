@@ -88,6 +88,7 @@ def test_bad_budget_and_unwritable_out(cli, toy_papers, tmp_path):
 def test_default_run_skips_papers_with_missing_extras(cli, toy_papers, tmp_path):
     res = cli.invoke(main, ["reproduce", "--executor", "serial", "--timeout", "0.5", "--out", str(tmp_path)])
     assert "skipping beta needs the optional extra(s) gpu" in res.output
+    assert "pip install 'icml26[gpu]'" in res.output  # the extra's brackets are text, not rich markup
     assert res.exit_code == 1  # alpha:boom raises
 
 

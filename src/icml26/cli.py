@@ -33,6 +33,13 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False)
 
 
+def _escape(text: Any) -> str:
+    """``text`` made literal for rich markup (a claim's text or an extra such as ``icml26[rl]`` keeps its brackets)."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
 log = logging.getLogger(__name__)
 
 MAX_TIMEOUT_S = 7 * 86400.0
@@ -148,7 +155,7 @@ def show(slug: str, out: str) -> None:
     records = {(r["claim"], r["budget"]): r for r in ResultStore(Path(out)).read() if r["paper"] == info.slug}
     con.print("\n[bold]Claims[/]")
     for c in info.claims:
-        con.print(f"- [bold]{c.id}[/] ({c.source}): {c.text}", markup=True)
+        con.print(f"- [bold]{_escape(c.id)}[/] ({_escape(c.source)}): {_escape(c.text)}", markup=True)
         con.print(f"  paper: {c.paper_value}", markup=False)
         for b in BUDGET_NAMES:
             r = records.get((c.id, b))
@@ -227,7 +234,7 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
             log.warning("--out path too long for Ray's sockets: the local Ray cluster keeps its files under /tmp/ray")
     err = _console(stderr=True)
     for w in warnings:
-        err.print(f"[yellow]{w}[/]")
+        err.print(f"[yellow]{_escape(w)}[/]")
     if not pairs:
         _fail("no claims to run")
     timeout = timeout if timeout is not None else DEFAULT_TIMEOUT[budget]
@@ -253,7 +260,8 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
                 detail = rec.get("summary") or ""
                 if v == "error":
                     detail = rec.get("reason", "")
-                prog.console.print(f"[{_STYLE[v]}]{v:<12}[/] {rec['paper']}:{rec['claim']} ({rec.get('duration_s', 0):.1f} s) {detail}", markup=True)
+                prog.console.print(f"[{_STYLE[v]}]{v:<12}[/] {_escape(rec['paper'])}:{_escape(rec['claim'])} ({rec.get('duration_s', 0):.1f} s) "
+                                   f"{_escape(detail)}", markup=True)
                 prog.advance(bar)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
