@@ -267,7 +267,7 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
         ex.shutdown(wait=True, cancel_futures=True)
     index = write_report(out)
     line = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    err.print(f"{len(tasks)} claims in {time.perf_counter() - t0:.1f} s: {line}")
+    err.print(f"{len(tasks)} claim{'' if len(tasks) == 1 else 's'} in {time.perf_counter() - t0:.1f} s: {line}")
     err.print(f"report: {index}")
     sys.exit(1 if counts.get("error") else 0)
 

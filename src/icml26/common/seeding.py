@@ -28,6 +28,8 @@ def rng(seed: int | np.random.Generator | None) -> np.random.Generator:
         return seed
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)):
         raise TypeError(f"seed must be an int, a numpy Generator or None, got {type(seed).__name__}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be >= 0 (numpy seeds are non-negative), got {seed}")
     return np.random.default_rng(seed)
 
 

@@ -41,7 +41,7 @@ MASK = np.arange(N) % 2 == 0
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(kwargs: dict, match: str) -> None:
-    args = {"y": X, "mask": MASK, "rank": 1} | kwargs
+    args = {"y": X, "mask": MASK, "rank": 1, "seed": 0} | kwargs
     y, mask = args.pop("y"), args.pop("mask")
     with pytest.raises(ValueError, match=match):
         hankel_complete(y, mask, **args)
@@ -60,7 +60,7 @@ def test_symmetric_methods_need_odd_length_but_pgd_takes_even() -> None:
     x = np.exp(2j * np.pi * 0.1 * np.arange(30))
     mask = np.arange(30) % 3 != 0
     with pytest.raises(ValueError, match="y must have odd length"):
-        hankel_complete(x, mask, rank=1, method="jpgd")
+        hankel_complete(x, mask, rank=1, method="jpgd", seed=0)
     res = hankel_complete(x, mask, rank=1, method="scaledgd", seed=0)
     assert res.converged and np.abs(res.x - x).max() < 1e-8
 
@@ -71,3 +71,13 @@ def test_make_spectral_signal_rejects_bad_arguments(kwargs: dict, match: str) ->
     args = {"n": 31, "rank": 2, "kappa": 10.0, "seed": 0} | kwargs
     with pytest.raises(ValueError, match=match):
         make_spectral_signal(args.pop("n"), args.pop("rank"), **args)
+
+
+def test_seed_is_required_and_makes_the_result_reproducible() -> None:
+    """No silent fresh entropy: ``seed`` must be given, and the same seed gives the same completion."""
+    with pytest.raises(TypeError, match="seed"):
+        hankel_complete(X, MASK, rank=1)  # type: ignore[call-arg]
+    a, b = (hankel_complete(X, MASK, rank=1, seed=3, tol=1e-4) for _ in range(2))
+    np.testing.assert_array_equal(a.x, b.x)
+    with pytest.raises(ValueError, match="seed must be >= 0"):
+        hankel_complete(X, MASK, rank=1, seed=-1)

@@ -109,7 +109,7 @@ def hankel_complete(
     method: str = "jpgd",
     tol: float = 1e-10,
     max_iter: int = 2000,
-    seed: int | np.random.Generator | None = None,
+    seed: int | np.random.Generator,
     eta: float | None = None,
     x_true: ArrayLike | None = None,
 ) -> HankelResult:
@@ -128,7 +128,8 @@ def hankel_complete(
         method: "jpgd" (default), "shgd", "pgd", "scaledgd" or "fiht". "jpgd" and "shgd" need odd n.
         tol: stop when the relative change (or, with ``x_true``, the relative error) falls below ``tol``.
         max_iter: iteration cap.
-        seed: seed of the randomized SVD in the initialisation.
+        seed: seed of the randomized SVD in the initialisation (required: an int >= 0 or a numpy Generator; ``None``
+            draws fresh entropy, so the result is not reproducible).
         eta: step size η (default 0.5; SHGD and PGD use η/σ₁; ignored by FIHT).
         x_true: optional ground truth (experiments): the stopping rule then uses ‖x_t − x_true‖/‖x_true‖ < tol.
 
