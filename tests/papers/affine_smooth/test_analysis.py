@@ -116,3 +116,46 @@ def test_run_method_floor_and_bad_input():
         estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, np.zeros((1, 1)))
     with pytest.raises(ValueError, match="trajectory must be finite"):
         estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, np.array([[0.0], [np.inf]]))
+
+
+def test_power_iteration_needs_at_least_one_step():
+    """iters = 0 used to return 0.0 silently; iters >= 1 on H = 3·I (norm 3) and diag(1, −5) (norm 5) is exact."""
+    assert hessian_norm(lambda v: 3.0 * v, 4, iters=1) == pytest.approx(3.0, rel=1e-12)
+    assert hessian_norm(lambda v: np.array([1.0, -5.0]) * v, 2, iters=200) == pytest.approx(5.0, rel=1e-9)
+    with pytest.raises(ValueError, match="iters must be an int >= 1"):
+        hessian_norm(lambda v: 3.0 * v, 4, iters=0)
+    p = lower_bound_instance()
+    pts = np.array([[0.0], [2.0]])
+    with pytest.raises(ValueError, match="power_iters must be an int >= 1"):
+        estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, pts, power_iters=0)
+    fit = estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, pts, power_iters=1)  # 1-D: one step is exact
+    s = 1.0 / (1.0 + np.exp(-pts[:, 0]))
+    np.testing.assert_allclose(fit.hess_norm, s * (1.0 - s), rtol=1e-12)
+
+
+def test_int_arguments_refuse_bools():
+    p = lower_bound_instance()
+    with pytest.raises(TypeError, match="iters must be an int"):
+        run_method(p, gd(lr=0.1), iters=True)
+    with pytest.raises(TypeError, match="keep must be an int"):
+        run_method(p, gd(lr=0.1), iters=3, keep=True)
+    with pytest.raises(TypeError, match="window must be an int"):
+        linear_rate([0.0, -1.0, -2.0], window=True)
+    with pytest.raises(TypeError, match="dim must be an int"):
+        hessian_norm(lambda v: v, True)
+    with pytest.raises(TypeError, match="iters must be an int"):
+        hessian_norm(lambda v: v, 2, iters=True)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        hessian_norm(lambda v: v, 2, seed=False)
+    with pytest.raises(TypeError, match="power_iters must be an int"):
+        estimate_affine_smoothness(p.loss, p.grad, p.hess_vec, np.array([[0.0], [1.0]]), power_iters=True)
+    assert run_method(p, gd(lr=0.1), iters=np.int64(3)).log_f.size == 4  # numpy ints stay accepted
+
+
+def test_linear_rate_window_longer_than_the_series_fits_the_whole_series():
+    """Documented: a run that stopped early at its floor is shorter than ``window``; the claims rely on fitting it whole."""
+    log_f = np.log(0.9) * np.arange(50)
+    assert linear_rate(log_f, window=1000) == pytest.approx(np.log(0.9), rel=1e-12)
+    assert "min(window, len(log_f))" in linear_rate.__doc__
+    with pytest.raises(ValueError, match="need at least 2"):
+        linear_rate([0.0], window=5)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+import torch
 from sklearn.metrics import roc_auc_score
 
 from icml26.papers.capacity import (
@@ -178,3 +179,42 @@ def test_plateau_rule_rejects_bad_arguments():
         plateau_reached([1.0, 1.0], vocab_size=1, patience=1)
     with pytest.raises(ValueError, match="lr_decay"):
         TrainConfig(lr_decay=0.0)
+
+
+def test_int_sizes_and_train_config_fields_refuse_bools():
+    with pytest.raises(TypeError, match="n_layer must be an int"):
+        make_model(True, 8, vocab_size=8, seq_len=8)
+    with pytest.raises(TypeError, match="d_model must be an int"):
+        make_model(1, True, vocab_size=8, seq_len=8)
+    for name in ("vocab_size", "seq_len", "n_head", "seed"):
+        with pytest.raises(TypeError, match=f"{name} must be an int"):
+            make_model(1, 8, **{"vocab_size": 8, "seq_len": 8, name: True})
+    with pytest.raises(ValueError, match="n_layer must be an int >= 1, got 0"):
+        make_model(0, 8, vocab_size=8, seq_len=8)
+    assert make_model(np.int64(1), 8, vocab_size=8, seq_len=4).cfg.n_layer == 1
+    for name in ("batch_size", "max_steps", "eval_every", "patience", "n_decays"):
+        with pytest.raises(TypeError, match=f"TrainConfig.{name} must be an int, got bool"):
+            TrainConfig(**{name: True})
+    with pytest.raises(TypeError, match="TrainConfig.lr must be a real number"):
+        TrainConfig(lr=True)
+
+
+def test_train_config_errors_name_the_field_and_value():
+    for name, bad in (("batch_size", 0), ("max_steps", 0), ("eval_every", -1), ("patience", 0), ("n_decays", -1)):
+        with pytest.raises(ValueError, match=rf"TrainConfig\.{name} must be >= \d, got {bad}"):
+            TrainConfig(**{name: bad})
+    with pytest.raises(ValueError, match=r"TrainConfig\.lr must be finite and > 0, got 0\.0"):
+        TrainConfig(lr=0.0)
+    with pytest.raises(ValueError, match=r"TrainConfig\.lr_decay must lie in \(0, 1\], got 1\.5"):
+        TrainConfig(lr_decay=1.5)
+    with pytest.raises(ValueError, match=r"TrainConfig\.rel_tol must be finite and >= 0, got -0\.1"):
+        TrainConfig(rel_tol=-0.1)
+
+
+def test_fit_to_plateau_refuses_a_dict_config():
+    m = make_model(1, 4, vocab_size=8, seq_len=4)
+    x = np.zeros((2, 4), dtype=np.int64)
+    with pytest.raises(TypeError, match=r"config must be a TrainConfig.*got dict"):
+        fit_to_plateau(m, x, config={"lr": 1e-2})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="model must be a TinyGPT"):
+        fit_to_plateau(torch.nn.Linear(2, 2), x, config=FAST)  # type: ignore[arg-type]

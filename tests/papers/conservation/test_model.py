@@ -122,3 +122,27 @@ def test_bad_input() -> None:
         m.blocks[0].attn.q.weight[0, 0] = float("inf")
     with pytest.raises(ValueError, match="model has non-finite values in parameter 'blocks.0.attn.q.weight'"):
         model_laws(m)
+
+
+def test_batches_must_hold_integer_token_ids() -> None:
+    """Float inputs used to reach the embedding ("Expected tensor for argument #1 'indices'..."): now a named error."""
+    m = _model(pos="rope", mlp="swiglu")
+    x, y = BATCH[0]
+    with pytest.raises(TypeError, match=r"batches\[0\] inputs must hold integer token ids.*float64"):
+        sgd_drift(m, [(x.double(), y)], model_laws, lr=1e-2, steps=1)
+    with pytest.raises(TypeError, match=r"batches\[1\] targets must hold integer token ids.*int32"):
+        sgd_drift(m, [(x, y), (x, y.int())], model_laws, lr=1e-2, steps=1)
+    with pytest.raises(ValueError, match=r"batches\[0\] inputs token ids must lie in \[0, 16\)"):
+        sgd_drift(m, [(x + 16, y)], model_laws, lr=1e-2, steps=1)
+    with pytest.raises(ValueError, match=r"batches\[0\] inputs has seq_len 9 > the model's block_size=8"):
+        sgd_drift(m, [(torch.zeros(2, 9, dtype=torch.long), torch.zeros(2, 9, dtype=torch.long))], model_laws,
+                  lr=1e-2, steps=1)
+    with pytest.raises(TypeError, match=r"batches\[0\] inputs must be a torch.Tensor"):
+        sgd_drift(m, [(x.tolist(), y)], model_laws, lr=1e-2, steps=1)
+    with pytest.raises(TypeError, match="x must hold integer token ids"):
+        flow_rates(m, x.float(), y, model_laws)
+    with pytest.raises(ValueError, match="steps must be a positive int"):
+        sgd_drift(m, BATCH, model_laws, lr=0.1, steps=True)
+    with pytest.raises(ValueError, match="lr must be a positive"):
+        sgd_drift(m, BATCH, model_laws, lr=True, steps=1)
+    assert set(sgd_drift(m, [(x.int(), y)], model_laws, lr=1e-3, steps=1)) == set(model_laws(m))  # int32 ids work

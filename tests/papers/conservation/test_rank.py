@@ -60,3 +60,24 @@ def test_bad_input() -> None:
     for bad in (float("nan"), 0.0, -1e-10, 1.0, float("inf")):
         with pytest.raises(ValueError, match="rtol must be a number in"):
             law_corank(net, rtol=bad)
+
+
+def test_sizes_must_be_positive_ints() -> None:
+    """d, m, c: ints >= 1 (d = -1 used to give m, m = 0 gave 0, d = True was read as 1); bools refused."""
+    for kw in (dict(d=-1, m=4), dict(d=0, m=4), dict(d=3, m=0), dict(d=3, m=4, c=0)):
+        bad = next(k for k, v in kw.items() if v < 1)
+        with pytest.raises(ValueError, match=f"{bad} must be an int >= 1, got {kw[bad]}"):
+            expected_corank("relu", **kw)
+    for kw in (dict(d=True, m=4), dict(d=3, m=True), dict(d=3, m=4, c=True), dict(d=3.0, m=4)):
+        bad = next(k for k, v in kw.items() if type(v) is not int)
+        with pytest.raises(TypeError, match=f"{bad} must be an int"):
+            expected_corank("linear", **kw)
+        with pytest.raises(TypeError, match=f"{bad} must be an int"):
+            TwoLayerNet.random(activation="relu", seed=0, **kw)
+    with pytest.raises(ValueError, match="m must be an int >= 1"):
+        TwoLayerNet.random(d=3, m=0, activation="relu", seed=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        TwoLayerNet.random(d=3, m=2, activation="relu", seed=True)
+    with pytest.raises(TypeError, match="n_samples must be an int"):
+        law_corank(TwoLayerNet.random(d=3, m=2, activation="gelu", seed=0), n_samples=True)
+    assert expected_corank("linear", d=3, m=2, c=2) == 4  # m <= min(d, c): m² (unchanged for valid input)

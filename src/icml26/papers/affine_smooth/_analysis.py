@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from icml26.common.validation import int_at_least
 from icml26.papers.affine_smooth._optim import GradientMethod
 
 __all__ = [
@@ -71,10 +72,8 @@ def run_method(
     """
     if not isinstance(method, GradientMethod):
         raise TypeError(f"method must be a GradientMethod, got {type(method).__name__}")
-    if not isinstance(iters, (int, np.integer)) or iters < 1:
-        raise ValueError(f"iters must be a positive int, got {iters!r}")
-    if not isinstance(keep, (int, np.integer)) or keep < 0:
-        raise ValueError(f"keep must be an int >= 0, got {keep!r}")
+    iters = int_at_least(iters, "iters", 1)
+    keep = int_at_least(keep, "keep", 0)
     theta = np.array(objective.theta0 if theta0 is None else theta0, dtype=np.float64)
     if theta.shape != (objective.dim,):
         raise ValueError(f"theta0 must have shape ({objective.dim},), got {theta.shape}")
@@ -104,13 +103,13 @@ def linear_rate(log_f: Sequence[float] | np.ndarray, *, window: int) -> float:
     """Least-squares slope of log f_k against k over the last ``window`` iterations (negative = decreasing).
 
     A linear rate f_k ≈ C ρ^k gives the constant slope log ρ; a sublinear f_k ≈ C/k gives ≈ −1/k → 0.
+    A series shorter than ``window`` (a run that stopped early at its ``log_f_floor``) is fitted whole, i.e. over
+    ``min(window, len(log_f))`` points; it must hold at least 2 entries.
     """
     y = np.asarray(log_f, dtype=np.float64)
     if y.ndim != 1 or not np.all(np.isfinite(y)):
         raise ValueError("log_f must be a finite 1-D array")
-    if not isinstance(window, (int, np.integer)) or window < 2:
-        raise ValueError(f"window must be an int >= 2, got {window!r}")
-    w = min(int(window), y.size)
+    w = min(int_at_least(window, "window", 2), y.size)
     if w < 2:
         raise ValueError(f"log_f has {y.size} entries: need at least 2")
     k = np.arange(y.size - w, y.size, dtype=np.float64)
@@ -129,9 +128,11 @@ def iterations_to_eps(log_f: Sequence[float] | np.ndarray, eps: Sequence[float] 
 
 
 def hessian_norm(hess_vec: Callable[[np.ndarray], np.ndarray], dim: int, *, iters: int = 100, seed: int = 0) -> float:
-    """‖∇²f‖_2 (largest |eigenvalue| of the symmetric Hessian) by power iteration on ``hess_vec``."""
-    if not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"dim must be a positive int, got {dim!r}")
+    """‖∇²f‖_2 (largest |eigenvalue| of the symmetric Hessian) by ``iters`` >= 1 steps of power iteration on
+    ``hess_vec`` from a random start drawn from ``seed``."""
+    dim = int_at_least(dim, "dim", 1)
+    iters = int_at_least(iters, "iters", 1)
+    seed = int_at_least(seed, "seed", 0)
     v = np.random.default_rng(seed).standard_normal(dim)
     v /= np.linalg.norm(v)
     lam = 0.0
@@ -181,6 +182,8 @@ def estimate_affine_smoothness(
     L0 + L1 f_i ≥ h_i = ‖∇²f(θ_i)‖, L0, L1 ≥ 0, exactly, by enumerating its vertices (values span 40 decades,
     too many for an LP solver's absolute tolerances).
     """
+    power_iters = int_at_least(power_iters, "power_iters", 1)
+    seed = int_at_least(seed, "seed", 0)
     P = np.asarray(trajectory, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] < 2:
         raise ValueError(f"trajectory must be a 2-D array (T, d) with T >= 2, got shape {P.shape}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,18 +15,21 @@ from torch.nn import functional as F
 from icml26.common.nn import GPTConfig, TinyGPT
 from icml26.common.threads import single_thread
 from icml26.common.train import TrainResult
-from icml26.papers.capacity._code import as_sequences, bos_inputs
+from icml26.common.validation import int_at_least
+from icml26.papers.capacity._code import _check_model, as_sequences, bos_inputs
 
 __all__ = ["TrainConfig", "fit_to_plateau", "make_model", "plateau_reached"]
 
 
 def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_head: int = 2, seed: int = 0) -> TinyGPT:
     """A GPT-2-style TinyGPT (pre-LN, learned positions, GELU MLP, tied embeddings) coding V = ``vocab_size`` tokens:
-    its vocabulary has V + 1 ids (the last is the begin-of-sequence marker) and its window is ``seq_len`` (S)."""
-    if not isinstance(vocab_size, int) or vocab_size < 2:
-        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-    if not isinstance(seq_len, int) or seq_len < 1:
-        raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
+    its vocabulary has V + 1 ids (the last is the begin-of-sequence marker) and its window is ``seq_len`` (S).
+    Every size is an int (bools are refused): ``n_layer``, ``d_model``, ``seq_len``, ``n_head`` >= 1, ``vocab_size`` >= 2."""
+    n_layer, d_model = int_at_least(n_layer, "n_layer", 1), int_at_least(d_model, "d_model", 1)
+    vocab_size, seq_len = int_at_least(vocab_size, "vocab_size", 2), int_at_least(seq_len, "seq_len", 1)
+    n_head = int_at_least(n_head, "n_head", 1)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
     cfg = GPTConfig(vocab_size=vocab_size + 1, block_size=seq_len, n_layer=n_layer, n_head=n_head, d_model=d_model)
     return TinyGPT(cfg, seed=seed)
 
@@ -53,12 +57,24 @@ class TrainConfig:
     weight_decay: float = 0.0
 
     def __post_init__(self) -> None:
-        if not self.lr > 0 or self.batch_size < 1 or self.max_steps < 1 or self.eval_every < 1 or self.patience < 1:
-            raise ValueError("TrainConfig needs lr > 0 and batch_size, max_steps, eval_every, patience >= 1")
-        if not self.min_delta_bits >= 0 or not self.weight_decay >= 0 or not self.rel_tol >= 0:
-            raise ValueError("TrainConfig needs min_delta_bits, rel_tol and weight_decay >= 0")
-        if not 0 < self.lr_decay <= 1 or self.n_decays < 0 or not self.min_epochs >= 0:
-            raise ValueError("TrainConfig needs 0 < lr_decay <= 1, n_decays >= 0 and min_epochs >= 0")
+        for name, lo in (("batch_size", 1), ("max_steps", 1), ("eval_every", 1), ("patience", 1), ("n_decays", 0)):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"TrainConfig.{name} must be an int, got {type(v).__name__} {v!r}")
+            if v < lo:
+                raise ValueError(f"TrainConfig.{name} must be >= {lo}, got {v!r}")
+        for name in ("lr", "min_delta_bits", "rel_tol", "lr_decay", "min_epochs", "weight_decay"):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+                raise TypeError(f"TrainConfig.{name} must be a real number, got {type(v).__name__} {v!r}")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"TrainConfig.lr must be finite and > 0, got {self.lr!r}")
+        if not 0 < self.lr_decay <= 1:
+            raise ValueError(f"TrainConfig.lr_decay must lie in (0, 1], got {self.lr_decay!r}")
+        for name in ("min_delta_bits", "rel_tol", "min_epochs", "weight_decay"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"TrainConfig.{name} must be finite and >= 0, got {v!r}")
 
 
 def plateau_reached(loss_bits: Sequence[float], *, vocab_size: int, patience: int, min_delta_bits: float = 0.0,
@@ -90,8 +106,13 @@ def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = Tra
     loss is monitored and training stops on its plateau (after ``config.n_decays`` learning-rate step-downs), not
     after a fixed small step count (an under-trained model reports far too few bits). Runs torch on one thread
     (restored afterwards). Returns the :class:`~icml26.common.train.TrainResult` (``evals`` in nats/token;
-    ``stopped_early`` is False when ``max_steps`` ran out first)."""
-    V = model.cfg.vocab_size - 1
+    ``stopped_early`` is False when ``max_steps`` ran out first). ``config`` must be a :class:`TrainConfig` (a dict
+    is refused: build ``TrainConfig(**d)``, which validates every field)."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig (e.g. TrainConfig(**d) for a dict d), got {type(config).__name__}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    V = _check_model(model)
     x = as_sequences(dataset, vocab_size=V)
     if x.shape[0] == 0:
         raise ValueError("dataset must hold at least one sequence")

@@ -45,6 +45,11 @@ def markov_batches(
     return [(x[i, :, :-1], x[i, :, 1:]) for i in range(n_batches)]
 
 
+def _check_model(model: object) -> None:
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+
+
 def relative_drift(h0: Tensor, h1: Tensor) -> float:
     """``‖h1 − h0‖ / ‖h0‖`` (Frobenius), the drift measure of [P04] Fig. 2."""
     if h0.shape != h1.shape:
@@ -55,12 +60,37 @@ def relative_drift(h0: Tensor, h1: Tensor) -> float:
     return float((h1 - h0).norm()) / den
 
 
+def _check_tokens(model: TinyGPT, t: object, name: str, dtypes: tuple[torch.dtype, ...]) -> None:
+    """``t`` must be a 2-D (batch, seq_len) tensor of token ids of one of ``dtypes``, in the model's vocabulary and window
+    (what ``TinyGPT.loss`` needs: embedding indices are int64/int32, cross-entropy targets int64)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of token ids, got {type(t).__name__}")
+    if t.dtype not in dtypes:
+        raise TypeError(f"{name} must hold integer token ids of dtype {' or '.join(map(str, dtypes))}, got {t.dtype}")
+    if t.ndim != 2 or t.numel() == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D (batch, seq_len) tensor, got shape {tuple(t.shape)}")
+    if t.shape[1] > model.cfg.block_size:
+        raise ValueError(f"{name} has seq_len {t.shape[1]} > the model's block_size={model.cfg.block_size}")
+    lo, hi = int(t.min()), int(t.max())
+    if lo < 0 or hi >= model.cfg.vocab_size:
+        raise ValueError(f"{name} token ids must lie in [0, {model.cfg.vocab_size}), got range [{lo}, {hi}]")
+
+
+def _check_batch(model: TinyGPT, x: object, y: object, x_name: str, y_name: str) -> None:
+    _check_tokens(model, x, x_name, (torch.int64, torch.int32))
+    _check_tokens(model, y, y_name, (torch.int64,))
+
+
 def _check_batches(model: TinyGPT, batches: list[tuple[Tensor, Tensor]]) -> None:
-    if not batches:
+    if not isinstance(batches, (list, tuple)) or not batches:
         raise ValueError("batches must be a non-empty list of (inputs, targets)")
-    for x, y in batches:
-        if x.shape != y.shape:
+    for i, b in enumerate(batches):
+        if not isinstance(b, (list, tuple)) or len(b) != 2:
+            raise ValueError(f"batches[{i}] must be an (inputs, targets) pair, got {type(b).__name__}")
+        x, y = b
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.shape != y.shape:
             raise ValueError(f"batches: inputs {tuple(x.shape)} and targets {tuple(y.shape)} differ in shape")
+        _check_batch(model, x, y, f"batches[{i}] inputs", f"batches[{i}] targets")
 
 
 def sgd_drift(
@@ -75,12 +105,16 @@ def sgd_drift(
     """Run ``steps`` plain SGD steps ``θ ← θ − τ ∇L_B(θ)`` on ``model`` **in place** (batch ``B`` = ``batches[k mod
     n]``) and return, per quantity, its relative drift from ``θ_0`` at each step in ``record_at`` (default: the last).
 
-    Symbols: ``τ`` = ``lr``, ``k`` = ``steps``. Deterministic (no sampling inside).
+    Symbols: ``τ`` = ``lr``, ``k`` = ``steps``. Deterministic (no sampling inside). Each batch is an ``(inputs,
+    targets)`` pair of equal-shape 2-D ``(batch, seq_len)`` token-id tensors (inputs int64/int32, targets int64,
+    ids in ``[0, vocab_size)``, ``seq_len <= block_size``), as :func:`markov_batches` makes.
     """
-    if not (isinstance(lr, float | int) and lr > 0 and np.isfinite(lr)):
+    if isinstance(lr, (bool, np.bool_)) or not (isinstance(lr, numbers.Real) and lr > 0 and np.isfinite(lr)):
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    if not isinstance(steps, int) or steps < 1:
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Integral) or steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps!r}")
+    steps = int(steps)
+    _check_model(model)
     _check_batches(model, batches)
     record = tuple(record_at) if record_at is not None else (steps,)
     if any(not 1 <= r <= steps for r in record):
@@ -117,9 +151,11 @@ def flow_rates(
     comes from double backward through ``quantities``. ``∇L`` is the gradient of the mean next-token loss on
     ``(x, y)``. The model is not modified.
     """
-    if x.shape != y.shape:
+    _check_model(model)
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x.shape != y.shape:
         raise ValueError(f"x and y must have the same shape, got {tuple(x.shape)} and {tuple(y.shape)}")
-    if not isinstance(n_probes, int) or n_probes < 1:
+    _check_batch(model, x, y, "x", "y")
+    if isinstance(n_probes, (bool, np.bool_)) or not isinstance(n_probes, numbers.Integral) or n_probes < 1:
         raise ValueError(f"n_probes must be a positive int, got {n_probes!r}")
     params = [p for p in model.parameters() if p.requires_grad]
     model.zero_grad(set_to_none=True)

@@ -18,6 +18,8 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
+from icml26.common.validation import int_at_least
+
 __all__ = ["TwoLayerNet", "per_sample_jacobian", "law_corank", "CorankResult", "ACTIVATIONS", "expected_corank"]
 
 ACTIVATIONS = ("gelu", "silu", "relu", "linear", "swiglu", "tanh")
@@ -49,8 +51,11 @@ class TwoLayerNet:
 
     @classmethod
     def random(cls, *, d: int, m: int, c: int = 1, activation: str, seed: int) -> TwoLayerNet:
-        """Generic parameters: i.i.d. N(0, 1) entries drawn from ``seed``."""
-        g = torch.Generator().manual_seed(int(seed))
+        """Generic parameters: i.i.d. N(0, 1) entries drawn from ``seed``; ``d``, ``m``, ``c`` are ints >= 1."""
+        d, m, c = int_at_least(d, "d", 1), int_at_least(m, "m", 1), int_at_least(c, "c", 1)
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+        g = torch.Generator().manual_seed(int_at_least(seed, "seed", 0))
         W = torch.randn(d, m, generator=g, dtype=torch.float64)
         U = torch.randn(m, c, generator=g, dtype=torch.float64)
         B = torch.randn(d, m, generator=g, dtype=torch.float64) if activation == "swiglu" else None
@@ -104,9 +109,11 @@ def law_corank(net: TwoLayerNet, *, n_samples: int | None = None, seed: int = 0,
         raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
     D = net.n_params
     n = n_samples if n_samples is not None else 4 * D
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"n_samples must be an int or None, got {type(n).__name__} {n!r}")
     if n < 1:
         raise ValueError(f"n_samples must be positive, got {n}")
-    g = torch.Generator().manual_seed(int(seed))
+    g = torch.Generator().manual_seed(int_at_least(seed, "seed", 0))
     X = torch.randn(n, net.W.shape[0], generator=g, dtype=torch.float64)
     s = torch.linalg.svdvals(per_sample_jacobian(net, X)).numpy()
     s = np.concatenate([s, np.zeros(max(0, D - s.size))])
@@ -124,9 +131,11 @@ def law_corank(net: TwoLayerNet, *, n_samples: int | None = None, seed: int = 0,
 def expected_corank(activation: str, *, d: int, m: int, c: int = 1) -> int:
     """Closed-form co-rank at generic parameters: GELU/SiLU/tanh 0 (tanh's sign flips are discrete: no law), ReLU
     ``m`` and SwiGLU ``m`` (one rescaling per unit), linear ``m(d + c) − r(d + c − r)`` with ``r = min(m, d, c)`` (the
-    dimension of the rank-``r`` matrices; ``m²`` when ``m <= min(d, c)``)."""
+    dimension of the rank-``r`` matrices; ``m²`` when ``m <= min(d, c)``). ``d`` (input dim), ``m`` (hidden units)
+    and ``c`` (outputs) must be ints >= 1, as :meth:`TwoLayerNet.random` requires."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+    d, m, c = int_at_least(d, "d", 1), int_at_least(m, "m", 1), int_at_least(c, "c", 1)
     if activation == "linear":
         r = min(m, d, c)
         return m * (d + c) - r * (d + c - r)
