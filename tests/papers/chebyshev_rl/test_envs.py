@@ -57,3 +57,24 @@ def test_rollouts_reject_bad_actions_and_starts():
     flat = mc_rollout(lambda o: np.zeros(o.shape[0]), [-0.5, -0.45], max_steps=5)["returns"]  # (B,) accepted
     col = mc_rollout(lambda o: np.zeros((o.shape[0], 1)), [-0.5, -0.45], max_steps=5)["returns"]
     np.testing.assert_array_equal(flat, col)
+
+
+def test_rollouts_accept_a_policy_object_with_act_like_policy_returns():
+    import pytest
+
+    from icml26.papers.chebyshev_rl import ChebyshevPolicy, policy_returns
+    from icml26.papers.chebyshev_rl._envs import PENDULUM_OBS_HIGH, PENDULUM_OBS_LOW
+
+    pol = ChebyshevPolicy([-1.2, -0.07], [0.6, 0.07], 1, degree=3)
+    pol.set_params(np.linspace(-0.5, 2.0, pol.n_params))
+    x0 = np.array([-0.5, -0.45])
+    out = mc_rollout(pol, x0)
+    ref = mc_rollout(pol.act, x0)
+    np.testing.assert_array_equal(out["returns"], ref["returns"])
+    np.testing.assert_array_equal(out["steps"], ref["steps"])
+    np.testing.assert_array_equal(policy_returns(pol, x0), ref["returns"])
+    pend = ChebyshevPolicy(PENDULUM_OBS_LOW, PENDULUM_OBS_HIGH, 1, degree=2, action_low=-2.0, action_high=2.0)
+    np.testing.assert_array_equal(pendulum_rollout(pend, [0.5], [0.0], max_steps=20)["returns"],
+                                  pendulum_rollout(pend.act, [0.5], [0.0], max_steps=20)["returns"])
+    with pytest.raises(TypeError, match=r"policy must be callable obs -> actions or have an act\(obs\) method"):
+        mc_rollout(object(), -0.5)

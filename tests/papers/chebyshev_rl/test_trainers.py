@@ -140,3 +140,12 @@ def test_ppo_rejects_a_nan_step_budget():
 
     with pytest.raises(TypeError, match="total_steps"):
         ppo("mlp", total_steps=float("nan"))
+
+
+@pytest.mark.parametrize("total_steps", [1, 4000])
+def test_ars_budget_is_checked_between_updates_as_documented(total_steps):
+    """ARS runs at least one update and finishes the one in progress: steps used in [budget, budget + 2 n_delta 999)."""
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=3)
+    log = ars(pol, total_steps=total_steps, n_delta=4, seed=0)
+    assert len(log.returns) >= 1
+    assert total_steps <= log.steps < total_steps + 2 * 4 * 999

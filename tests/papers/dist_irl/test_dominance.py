@@ -97,3 +97,12 @@ def test_first_order_dominates_rejects_bad_tol(tol, err):
     with pytest.raises(err, match="tol"):
         first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=tol)
     assert first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=np.float32(0.0))
+
+
+def test_fsd_violation_rejects_unsorted_quantiles():
+    with pytest.raises(ValueError, match=r"quantiles_policy must be non-decreasing"):
+        fsd_violation([3.0, 1.0, 2.0], [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r"quantiles_expert must be non-decreasing"):
+        fsd_violation([0.0, 1.0, 2.0], [2.0, 1.0, 0.0])
+    # ties and rounding-level decreases are quantiles all the same
+    assert fsd_violation([1.0, 1.0, 2.0 - 1e-13, 2.0], [1.0, 1.0, 2.0, 2.0]) == 0.0

@@ -200,3 +200,32 @@ def test_bad_demonstrations_and_fit_args():
         DistributionalIRL().predict([0])
     with pytest.raises(TypeError, match="mdp"):
         MaxEntIRL().fit(demos, "mdp")
+
+
+def test_softmax_rejects_an_empty_last_axis():
+    from icml26.papers.dist_irl import softmax
+
+    with pytest.raises(ValueError, match=r"logits must have at least one entry along the last axis"):
+        softmax(np.array([]))
+    with pytest.raises(ValueError, match=r"logits must have at least one entry"):
+        softmax(np.zeros((3, 0)))
+    np.testing.assert_allclose(softmax(np.zeros((2, 4))), 0.25)
+
+
+def test_estimators_validate_hyper_parameters_in_the_constructor():
+    with pytest.raises(ValueError, match="n_quantiles"):
+        DistributionalIRL(n_quantiles=0)
+    with pytest.raises(ValueError, match="solver"):
+        DistributionalIRL(solver="xx")
+    with pytest.raises(ValueError, match="std_bounds"):
+        DistributionalIRL(std_bounds=(1.0, 2.0), init_std=0.5)
+    with pytest.raises(ValueError, match="lr must be > 0"):
+        MaxEntIRL(lr=-1)
+    with pytest.raises(ValueError, match="n_iter"):
+        MaxEntIRL(n_iter=-1)
+    with pytest.raises(ValueError, match="l2 must be >= 0"):
+        MaxEntIRL(l2=-0.1)
+    with pytest.raises(TypeError, match="lr must be a number"):
+        MaxEntIRL(lr="0.1")
+    with pytest.raises(ValueError, match="smoothing must be > 0"):
+        BehaviourCloning(smoothing=0.0)

@@ -177,3 +177,12 @@ def test_regression_training_rejects_multi_output_models():
     with pytest.raises(ValueError, match="out_dim=1"):
         train_regression(make_mlp("relu", in_dim=3, width=4, out_dim=2, seed=0), task, lr=0.1, epochs=1,
                          batch_size=4, seed=0)
+
+
+def test_training_rejects_a_model_whose_in_dim_differs_from_the_data():
+    task = gaussian_regression_task(10, 5, seed=0)
+    with pytest.raises(ValueError, match=r"task has d=5 features but the model expects in_dim=7"):
+        train_regression(make_mlp("relu", in_dim=7, width=8, seed=0), task, lr=0.01, epochs=1, batch_size=4, seed=0)
+    data = digits_split(n_max=100, seed=0)  # 64 features
+    with pytest.raises(ValueError, match=r"X_train has d=64 features but the model expects in_dim=7"):
+        train_classifier(make_mlp("relu", in_dim=7, width=8, out_dim=10, seed=0), data, epochs=1, seed=0)

@@ -91,3 +91,14 @@ def test_bad_arguments_are_rejected_by_name():
         fit_bridge(W, X, U[:, 0], r, ridge=1e-6)
     with pytest.raises(TypeError, match="W must be numeric"):
         fit_bridge(W.astype(object), X, U, r, ridge=1e-6)
+
+
+def test_shadow_relevance_refuses_fewer_rows_than_it_needs():
+    W, X, _, r, _ = _design(n=3)  # W has 2 columns, X 1: the regression needs n >= 4
+    with pytest.raises(ValueError, match=r"too few rows for the shadow-relevance test: n = 3, but it needs at least 4"):
+        shadow_relevance(W, X, r)
+    with pytest.raises(ValueError, match=r"n = 3"):
+        fit_bridge(W, X, X, r, ridge=1e-6)
+    W, X, _, r, _ = _design(n=4, noise=1.0)
+    F, p = shadow_relevance(W, X, r)  # n = p + k + 1 is enough
+    assert np.isfinite(F) and 0.0 <= p <= 1.0

@@ -276,3 +276,24 @@ def test_true_value_rejects_a_bad_chunk():
     for chunk in (0, -5, 2.5, True):
         with pytest.raises(ValueError, match="chunk"):
             MNARSimulator().true_value(pol, n_mc=100, seed=0, chunk=chunk)
+
+
+def test_policy_coef_of_the_wrong_length_is_named():
+    est = ShadowBridgeFQE().fit(MNARSimulator().sample(300, seed=0))  # states in R^2
+    with pytest.raises(ValueError, match=r"target_policy.coef has 3 entries but the data's states have dimension 2"):
+        est.estimate(LogisticPolicy(coef=(1.0, 2.0, 3.0)))
+    with pytest.raises(ValueError, match=r"LogisticPolicy coef has 3 entries but the states have dimension 2"):
+        LogisticPolicy(coef=(1.0, 2.0, 3.0))(0, np.zeros((4, 2)), np.ones(4))
+
+
+def test_bridge_fit_on_too_few_rows_says_so_instead_of_irrelevance():
+    with pytest.raises(ValueError, match=r"too few rows: step 0, action \d has \d complete cases") as exc:
+        ShadowBridgeFQE().fit(MNARSimulator().sample(5, seed=0))
+    assert not isinstance(exc.value, IdentificationError)
+    assert "at least 9 = 6 features of S_t + 2 shadow features + 1" in str(exc.value)
+
+
+def test_simulator_hyper_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        MNARSimulator(3, 0.8)
+    assert MNARSimulator(horizon=2, shadow_strength=0.0).horizon == 2

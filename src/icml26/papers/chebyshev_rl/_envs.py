@@ -54,6 +54,17 @@ def _check_max_steps(max_steps: Any) -> int:
     return int(max_steps)
 
 
+def _as_action_fn(policy: Any) -> Policy:
+    """The batched action function of ``policy``: its ``act`` method if it has one (ChebyshevPolicy, MLPPolicy),
+    else ``policy`` itself if callable ``obs (B, n) -> actions``; otherwise TypeError."""
+    act = getattr(policy, "act", None)
+    if callable(act):
+        return act
+    if callable(policy):
+        return policy
+    raise TypeError(f"policy must be callable obs -> actions or have an act(obs) method, got {type(policy).__name__}")
+
+
 def _actions(policy: Policy, obs: np.ndarray) -> np.ndarray:
     """The policy's actions for ``obs`` (B, n) as float32 (B,): shape (B, 1) or (B,), finite, else ValueError."""
     a = np.asarray(policy(obs), dtype=np.float32)
@@ -84,14 +95,16 @@ def _mc_step(x: np.ndarray, v: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, n
     return x.astype(np.float32), v.astype(np.float32), a32
 
 
-def mc_rollout(policy: Policy, x0: Any, *, max_steps: int = MC_MAX_STEPS, record: bool = False) -> dict[str, Any]:
+def mc_rollout(policy: Policy | Any, x0: Any, *, max_steps: int = MC_MAX_STEPS, record: bool = False) -> dict[str, Any]:
     """Run deterministic episodes of MountainCarContinuous-v0 from every ``x0`` (v0 = 0) in one batch.
 
     Reward per step ``r = 100 [x >= 0.45 and v >= 0] - 0.1 a^2``; an episode ends at the goal or after ``max_steps``.
     Returns a dict with ``returns`` (B,), ``steps`` (B,) (steps taken), ``success`` (B,) and, if ``record``, the
     trajectories ``xs``/``vs``/``actions`` of shape (T, B). ``x0`` must lie on the track [-1.2, 0.6] and ``policy``
-    return one finite action per row, shape (B, 1) or (B,); otherwise ValueError.
+    return one finite action per row, shape (B, 1) or (B,); otherwise ValueError. ``policy`` is a callable
+    ``obs (B, 2) -> actions`` or an object with ``act(obs)`` (a ChebyshevPolicy or MLPPolicy), else TypeError.
     """
+    policy = _as_action_fn(policy)
     max_steps = _check_max_steps(max_steps)
     x = np.asarray(x0, dtype=np.float64).ravel().copy()
     if x.size == 0 or not np.all(np.isfinite(x)) or np.any(x < _MIN_POS) or np.any(x > _MAX_POS):
@@ -129,12 +142,13 @@ def _angle_normalize(th: np.ndarray) -> np.ndarray:
     return ((th + np.pi) % (2 * np.pi)) - np.pi
 
 
-def pendulum_rollout(policy: Policy, theta0: Any, thetadot0: Any, *, max_steps: int = PENDULUM_MAX_STEPS) -> dict[str, Any]:
+def pendulum_rollout(policy: Policy | Any, theta0: Any, thetadot0: Any, *, max_steps: int = PENDULUM_MAX_STEPS) -> dict[str, Any]:
     """Run deterministic Pendulum-v1 episodes (g = 10) from every ``(theta0, thetadot0)`` in one batch.
 
     Cost per step ``angle(theta)^2 + 0.1 thetadot^2 + 0.001 u^2``, reward = -cost, ``max_steps`` steps (no early end).
-    Returns ``{"returns": (B,)}``.
+    Returns ``{"returns": (B,)}``. ``policy`` as in :func:`mc_rollout` (a callable or an object with ``act``).
     """
+    policy = _as_action_fn(policy)
     max_steps = _check_max_steps(max_steps)
     th = np.asarray(theta0, dtype=np.float64).ravel().copy()
     thd = np.broadcast_to(np.asarray(thetadot0, dtype=np.float64).ravel(), th.shape).copy()
@@ -156,6 +170,7 @@ def mc_rollout_gym(policy: Policy, x0: float, *, max_steps: int = MC_MAX_STEPS) 
     """Reference: one episode of gymnasium's own ``MountainCarContinuous-v0`` from ``x0`` (for parity checks)."""
     import gymnasium as gym
 
+    policy = _as_action_fn(policy)
     env = gym.make("MountainCarContinuous-v0", max_episode_steps=max_steps)
     obs, _ = env.reset(seed=0, options={"low": float(x0), "high": float(x0)})
     ret, steps, xs, acts = 0.0, 0, [], []
@@ -176,6 +191,7 @@ def pendulum_rollout_gym(policy: Policy, theta0: float, thetadot0: float, *, max
     """Reference: the return of one gymnasium ``Pendulum-v1`` episode from the state ``(theta0, thetadot0)``."""
     import gymnasium as gym
 
+    policy = _as_action_fn(policy)
     env = gym.make("Pendulum-v1", max_episode_steps=max_steps)
     env.reset(seed=0)
     env.unwrapped.state = np.array([theta0, thetadot0], dtype=np.float64)

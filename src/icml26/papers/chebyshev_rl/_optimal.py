@@ -146,8 +146,7 @@ def optimal_mountain_car_policy(x0: float, *, fine: bool = True) -> Callable[[np
 
 def policy_returns(policy: Any, starts: Any) -> np.ndarray:
     """Deterministic returns of ``policy`` (an object with ``act`` or a callable ``obs (B, 2) -> (B, 1)``)."""
-    fn = policy.act if hasattr(policy, "act") else policy
-    return mc_rollout(fn, _check_starts(starts))["returns"]
+    return mc_rollout(policy, _check_starts(starts))["returns"]  # mc_rollout accepts both (its _as_action_fn)
 
 
 def regret(policy: Any, starts: Any = None, *, fine: bool = True) -> float:

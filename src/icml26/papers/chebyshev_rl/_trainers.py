@@ -23,7 +23,8 @@ ENVS = ("mc", "pendulum")
 
 @dataclass
 class TrainLog:
-    """What a trainer records: environment steps used and the mean training return per update."""
+    """What a trainer records: environment steps actually used (may exceed the budget by less than one update) and
+    the mean training return per update."""
 
     steps: int = 0
     returns: list[float] = field(default_factory=list)
@@ -74,7 +75,13 @@ def ars(policy: Any, *, env: str = "mc", total_steps: int, n_delta: int = 4, n_t
     Each update draws ``n_delta`` directions ``delta ~ N(0, I)``, runs one episode each for ``theta +- nu delta``
     (``nu`` = ``delta_std``; the pair shares its start), keeps the ``n_top`` (= b) best directions by
     ``max(r+, r-)`` and updates ``theta += alpha / (b sigma_R) sum (r+ - r-) delta`` (``alpha`` = ``step_size``,
-    ``sigma_R`` the std of the 2b kept returns). Stops once ``total_steps`` environment steps are used.
+    ``sigma_R`` the std of the 2b kept returns).
+
+    Budget: the loop checks ``total_steps`` between updates, so it always runs at least one update and finishes the
+    update in progress (as Mania et al.'s code and SB3's ``learn`` do): the steps used, reported in
+    ``TrainLog.steps``, are ``>= total_steps`` and below ``total_steps + 2 n_delta H`` (``H`` the episode cap: 999
+    Mountain Car, 200 Pendulum). Episodes end early at the goal, so the overshoot depends on the policy; e.g.
+    ``total_steps=1`` or ``4000`` runs one update (about 7,400-8,000 Mountain Car steps).
     Trains ``policy`` in place (its parameters) and returns the :class:`TrainLog`.
     Defaults are the authors' CH-ARS hyper-parameters for Mountain Car.
     """
@@ -109,8 +116,10 @@ def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes:
     ``mu_theta`` is the policy's pre-clipping output (Chebyshev: ``C phi(z)``; MLP: the network), ``sigma`` =
     ``exploration_std`` (default: the policy's own ``exploration_std``, else 0.5) in normalised action units.
     Gradient ascent (Adam, ``lr``) on ``sum_episodes (G - mean G) sum_t log pi(a_t | s_t)`` over ``batch_episodes``
-    episodes per update, until ``total_steps`` steps are used; gradients by hand in numpy (linear model or
-    backpropagation through the tanh MLP). Trains ``policy`` in place.
+    episodes per update, until ``total_steps`` steps are used (checked between updates, like :func:`ars`: at least
+    one update, and the one in progress is finished, so ``TrainLog.steps`` ends below
+    ``total_steps + batch_episodes H``); gradients by hand in numpy (linear model or backpropagation through the tanh
+    MLP). Trains ``policy`` in place.
     """
     _check_env(env)
     total_steps = _check_int("total_steps", total_steps, 1)

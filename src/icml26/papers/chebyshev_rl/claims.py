@@ -26,7 +26,10 @@ from ._optimal_a3 import A3_NAMES
 
 @dataclass(frozen=True)
 class P10Config:
-    """Step budgets and evaluation sizes (paper: 100 starts, ARS 80K steps, PPO 70K steps, 50x50 Pendulum grid)."""
+    """Step budgets and evaluation sizes (paper: 100 starts, ARS 80K steps, PPO 70K steps, 50x50 Pendulum grid).
+
+    A budget is checked between updates, the same rule for CH and MLP: ARS / REINFORCE finish the update in progress
+    (< 2 n_delta x 999, resp. 8 x 999, steps over on Mountain Car), PPO rounds up to whole 2048-step rollouts."""
 
     n_starts: int = 100  # of the 100 equidistant x0 in [-0.6, -0.4] (evenly picked) for evaluation and regret
     fine: bool = True  # fine grid for the Eq. (A2) comparison (the Eq. (A3) reference is tabulated)

@@ -18,6 +18,14 @@ def _check_fit_args(demonstrations: object, mdp: object) -> None:
     demonstrations.check_against(mdp)
 
 
+def _check_number(name: str, value: object, *, allow_zero: bool) -> None:
+    """``value`` must be a finite real number, > 0 (or >= 0 with ``allow_zero``); TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if not np.isfinite(value) or (value < 0 if allow_zero else value <= 0):
+        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+
+
 class MaxEntIRL:
     """Finite-horizon MaxEnt IRL with one deterministic reward r_k per reward group (mean matching).
 
@@ -33,6 +41,13 @@ class MaxEntIRL:
         self.n_iter = n_iter
         self.lr = lr
         self.l2 = l2
+        self._validate()
+
+    def _validate(self) -> None:
+        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 0:
+            raise ValueError(f"n_iter must be a non-negative int, got {self.n_iter!r}")
+        _check_number("lr", self.lr, allow_zero=False)
+        _check_number("l2", self.l2, allow_zero=True)
 
     @staticmethod
     def soft_policy(mdp: TabularMDP, r_sa: np.ndarray) -> np.ndarray:
@@ -60,12 +75,7 @@ class MaxEntIRL:
     def fit(self, demonstrations: Demonstrations, mdp: TabularMDP) -> MaxEntIRL:
         """Fit r_k by gradient ascent on the MaxEnt log-likelihood; returns ``self``."""
         _check_fit_args(demonstrations, mdp)
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, int) or self.n_iter < 0:
-            raise ValueError(f"n_iter must be a non-negative int, got {self.n_iter!r}")
-        if not (self.lr > 0):
-            raise ValueError(f"lr must be > 0, got {self.lr!r}")
-        if not (self.l2 >= 0):
-            raise ValueError(f"l2 must be >= 0, got {self.l2!r}")
+        self._validate()
         k = mdp.groups[demonstrations.states, demonstrations.actions]  # type: ignore[index]
         disc = mdp.gamma ** np.arange(mdp.horizon)
         f_e = np.zeros(mdp.n_groups)
@@ -90,12 +100,12 @@ class BehaviourCloning:
 
     def __init__(self, *, smoothing: float = 1.0) -> None:
         self.smoothing = smoothing
+        _check_number("smoothing", smoothing, allow_zero=False)
 
     def fit(self, demonstrations: Demonstrations, mdp: TabularMDP) -> BehaviourCloning:
         """Count the expert's actions per state; returns ``self``."""
         _check_fit_args(demonstrations, mdp)
-        if not (self.smoothing > 0):
-            raise ValueError(f"smoothing must be > 0, got {self.smoothing!r}")
+        _check_number("smoothing", self.smoothing, allow_zero=False)
         n = np.zeros((mdp.n_states, mdp.n_actions))
         np.add.at(n, (demonstrations.states.ravel(), demonstrations.actions.ravel()), 1.0)
         self.policy_ = (n + self.smoothing) / (n.sum(axis=1, keepdims=True) + mdp.n_actions * self.smoothing)

@@ -35,7 +35,10 @@ __all__ = ["DistributionalIRL", "softmax"]
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax over the last axis."""
+    """Row-wise softmax over the last axis (at least 1-D, with at least one entry along it, else ValueError)."""
+    logits = np.asarray(logits, dtype=float)
+    if logits.ndim == 0 or logits.shape[-1] == 0:
+        raise ValueError(f"logits must have at least one entry along the last axis, got shape {logits.shape}")
     z = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
@@ -109,6 +112,7 @@ class DistributionalIRL:
         self.known_rewards = known_rewards
         self.solver = solver
         self.store_path = store_path
+        self._validate()  # bad hyper-parameters fail here, not only in fit (fit checks again: they may be reassigned)
 
     def _validate(self) -> None:
         if not isinstance(self.risk_measure, DistortionRiskMeasure):

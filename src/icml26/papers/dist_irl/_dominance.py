@@ -34,6 +34,17 @@ def _vector(x: np.ndarray | list[float], name: str) -> np.ndarray:
     return a
 
 
+def _quantile_vector(x: np.ndarray | list[float], name: str) -> np.ndarray:
+    """A quantile function on a grid: a non-empty finite 1-D array, non-decreasing up to a relative 1e-9."""
+    a = _vector(x, name)
+    drop = np.diff(a)
+    if drop.size and drop.min() < -1e-9 * (1.0 + np.abs(a).max()):
+        i = int(np.argmin(drop))
+        raise ValueError(f"{name} must be non-decreasing (quantiles on an increasing tau grid), got "
+                         f"{name}[{i}] = {a[i]!r} > {name}[{i + 1}] = {a[i + 1]!r}")
+    return a
+
+
 def empirical_quantiles(samples: np.ndarray | list[float], n_quantiles: int) -> np.ndarray:
     """q(tau_i) of the empirical distribution of ``samples`` on the midpoint grid tau_i = (2i - 1) / (2N).
 
@@ -59,10 +70,11 @@ def fsd_violation(
         risk_measure: if given, w_i are its distortion weights g(i/N) - g((i-1)/N) (DRM-weighted violation);
             otherwise w_i = 1/N (the plain integral over tau).
 
-    Returns 0 iff the expert's quantiles are >= the learner's wherever w_i > 0.
+    Returns 0 iff the expert's quantiles are >= the learner's wherever w_i > 0. Quantiles must be non-decreasing
+    (up to rounding), else ValueError.
     """
-    qp = _vector(quantiles_policy, "quantiles_policy")
-    qe = _vector(quantiles_expert, "quantiles_expert")
+    qp = _quantile_vector(quantiles_policy, "quantiles_policy")
+    qe = _quantile_vector(quantiles_expert, "quantiles_expert")
     if qp.shape != qe.shape:
         raise ValueError(f"quantiles_policy and quantiles_expert must have the same length, got {qp.size} and {qe.size}")
     if risk_measure is not None and not isinstance(risk_measure, DistortionRiskMeasure):

@@ -35,6 +35,13 @@ def _pos_float(name: str, v: object) -> float:
     return float(v)
 
 
+def _check_in_dim(model: nn.Module, d: int, what: str) -> None:
+    """ValueError if ``model`` declares an ``in_dim`` that differs from the data's feature count ``d``."""
+    in_dim = getattr(model, "in_dim", None)
+    if in_dim is not None and d != in_dim:
+        raise ValueError(f"{what} has d={d} features but the model expects in_dim={in_dim}")
+
+
 def _seed(v: object) -> int:
     """An explicit integer seed (no ``None``: every draw must be reproducible)."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -102,7 +109,8 @@ def train_regression(
     Raises:
         TypeError: ``task`` is not a :class:`RegressionTask` (which rejects NaN/inf and mismatched shapes) or ``seed``
             is not an int.
-        ValueError: a non-positive ``lr`` / ``epochs`` / ``batch_size``, or a model with more than one output.
+        ValueError: a non-positive ``lr`` / ``epochs`` / ``batch_size``, a model whose ``in_dim`` differs from the
+            task's d, or a model with more than one output.
     """
     lr = _pos_float("lr", lr)
     epochs, batch_size = _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
@@ -110,6 +118,7 @@ def train_regression(
     if not isinstance(task, RegressionTask):  # its __post_init__ has checked shapes and finiteness
         raise TypeError(f"task must be a RegressionTask, got {type(task).__name__}")
     X, y = task.X, task.y
+    _check_in_dim(model, X.shape[1], "task")
     dtype = next(model.parameters()).dtype
     X, y = X.to(dtype), y.to(dtype)
     with torch.no_grad():
@@ -191,6 +200,8 @@ def train_classifier(
     if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or weight_decay < 0:
         raise ValueError(f"weight_decay must be a float >= 0, got {weight_decay!r}")
     Xtr, ytr, Xte, yte = data
+    for name, Xs in (("X_train", Xtr), ("X_test", Xte)):
+        _check_in_dim(model, Xs.shape[-1], name)
     dtype = next(model.parameters()).dtype
     Xtr, Xte = Xtr.to(dtype), Xte.to(dtype)
     g = torch.Generator().manual_seed(_seed(seed))

@@ -52,8 +52,9 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     Args: rows are complete cases (η = 1) of one action at one step. ``W`` = w(S_t) (conditioning features with a
     constant, shared by φ and ψ), ``X`` = x(S_{t+1}) (shadow features, no constant), ``U`` = u(R_t) (instrument
     features of the reward, no constant), ``r`` = R_t; φ = [W, X], ψ = [W, U]; ``ridge`` = the Tikhonov weight.
-    All finite, with one row per complete case (zero rows give a refusing fit); ``ridge`` finite and >= 0. Raises
-    TypeError / ValueError naming the offending argument.
+    All finite, with one row per complete case (zero rows give a refusing fit; 1 to p_W + k rows, too few for the
+    relevance test, a ValueError: see :func:`shadow_relevance`); ``ridge`` finite and >= 0. Raises TypeError /
+    ValueError naming the offending argument.
     """
     _check_ridge(ridge)
     W, X, U = (_finite(a, name, 2) for a, name in ((W, "W"), (X, "X"), (U, "U")))
@@ -107,12 +108,17 @@ def shadow_relevance(W: np.ndarray, X: np.ndarray, r: np.ndarray) -> tuple[float
     in the full data; a bridge can only exist when they are. Returns the partial F statistic (and its p-value) of the
     shadow features X(Z) in the least-squares regression of R on [W(S), X(Z)] against [W(S)] (complete cases of one
     action). Under irrelevance F ~ F(k, n − p) ≈ 1; the weak-instrument rule of thumb asks for F >= 10.
+    Needs n >= p_W + k + 1 rows (one residual degree of freedom), else ValueError; no shadow feature (k = 0) gives
+    (0.0, 1.0).
     """
     n, pw = W.shape
     k = X.shape[1]
     dof = n - pw - k
-    if k == 0 or dof < 1:
+    if k == 0:
         return 0.0, 1.0
+    if dof < 1:
+        raise ValueError(f"too few rows for the shadow-relevance test: n = {n}, but it needs at least "
+                         f"{pw + k + 1} = {pw} columns of W + {k} columns of X + 1")
     full = np.concatenate([W, X], axis=1)
     rss_w = _rss(W, r)
     rss_f = _rss(full, r)

@@ -205,8 +205,11 @@ class LogisticPolicy:
 
     def __call__(self, t: int, states: np.ndarray, eta_prev: np.ndarray) -> np.ndarray:
         s = np.asarray(states, dtype=float)
-        if s.ndim != 2 or s.shape[1] != len(self.coef):
-            raise ValueError(f"states must have shape (n, {len(self.coef)}), got {s.shape}")
+        if s.ndim != 2:
+            raise ValueError(f"states must have shape (n, d), got {s.shape}")
+        if s.shape[1] != len(self.coef):
+            raise ValueError(f"LogisticPolicy coef has {len(self.coef)} entries but the states have dimension "
+                             f"{s.shape[1]} (shape {s.shape}): coef needs one entry per state dimension")
         h = np.asarray(eta_prev, dtype=float).reshape(-1)
         logit = self.intercept + s @ np.asarray(self.coef) + self.missing_coef * (1.0 - h)
         p1 = _expit(logit)

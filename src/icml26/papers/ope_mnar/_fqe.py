@@ -15,6 +15,7 @@ from icml26.common.seeding import rng as _rng
 from icml26.papers.ope_mnar._bridge import fit_bridge, ridge_solve
 from icml26.papers.ope_mnar._data import (
     FeatureSpec,
+    LogisticPolicy,
     TargetPolicy,
     Trajectories,
     _expit,
@@ -64,6 +65,10 @@ def fitted_q_evaluation(data: Trajectories, pseudo_rewards: np.ndarray, policy: 
     y_tilde = np.asarray(pseudo_rewards, dtype=float)
     if y_tilde.shape != (data.n, data.horizon) or not np.all(np.isfinite(y_tilde)):
         raise ValueError(f"pseudo_rewards must be a finite array of shape {(data.n, data.horizon)}, got {y_tilde.shape}")
+    coef = policy.coef if isinstance(policy, LogisticPolicy) else None
+    if coef is not None and len(coef) != data.state_dim:
+        raise ValueError(f"target_policy.coef has {len(coef)} entries but the data's states have dimension "
+                         f"{data.state_dim}: a LogisticPolicy needs one coef per state dimension")
     h_all = data.eta_prev
     v_next = np.zeros(data.n)
     for t in reversed(range(data.horizon)):
@@ -294,9 +299,15 @@ class ShadowBridgeFQE(_FQEEstimator):
             X = basis(self.shadow_features, data.states[:, t + 1], constant=False)
             U = basis(self.shadow_features, np.nan_to_num(data.rewards[:, t])[:, None], constant=False)
             coefs = []
+            need = W.shape[1] + X.shape[1] + 1  # the relevance test's regression needs n - p - k >= 1 residual dof
             for act in range(K):
                 rows = data.actions[:, t] == act
                 cc = rows & data.observed[:, t]
+                if np.any(rows) and cc.sum() < need:
+                    raise ValueError(
+                        f"too few rows: step {t}, action {act} has {int(cc.sum())} complete cases (observed reward), "
+                        f"but the bridge and its shadow-relevance test need at least {need} = {W.shape[1]} features "
+                        f"of S_t + {X.shape[1]} shadow features + 1; pass more trajectories or smaller feature sieves")
                 fit = fit_bridge(W[cc], X[cc], U[cc], data.rewards[cc, t], ridge=self.ridge)
                 coefs.append(fit.beta)
                 self.shadow_F_[t, act], self.shadow_pvalue_[t, act] = fit.shadow_F, fit.shadow_pvalue

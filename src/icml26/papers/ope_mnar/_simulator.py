@@ -13,7 +13,7 @@ from icml26.papers.ope_mnar._data import TargetPolicy, Trajectories, _expit, pol
 __all__ = ["MNARSimulator"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MNARSimulator:
     """S_t ∈ ℝ², A_t ∈ {0, 1}, horizon T; the generative model (the shadow-variable structure of [P36], paper card):
 
@@ -24,8 +24,8 @@ class MNARSimulator:
     - S_{t+1} = ρ S_t + κ a·1 + γ R_t e₁ + σ_S ν_t: the next state depends on R_t (shadow relevance, γ ≠ 0) and
       not on η_t (shadow exclusion: S_{t+1} ⊥ η_t | S_t, A_t, R_t).
 
-    Args: ``horizon`` (T), ``shadow_strength`` (γ; 0 makes the shadow variable irrelevant: the identification
-    ablation), ``reward_noise`` (σ_R), ``missing_intercept`` (α), ``missing_slope`` (β; 0 gives MCAR),
+    Args (keyword-only): ``horizon`` (T), ``shadow_strength`` (γ; 0 makes the shadow variable irrelevant: the
+    identification ablation), ``reward_noise`` (σ_R), ``missing_intercept`` (α), ``missing_slope`` (β; 0 gives MCAR),
     ``state_decay`` (ρ), ``action_shift`` (κ), ``state_noise`` (σ_S).
     """
 
