@@ -82,6 +82,25 @@ def test_matvec_property(r: int, c: int, d: float, seed: int) -> None:
 
 
 @pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("b", [1, 2, 5, 8])
+def test_x_windows_by_row_density(isa, b) -> None:
+    """The AVX-512 kernel picks a 64-, 128- or 256-float x window per row from its mean chunk span (density >~ 0.36,
+    ~0.14-0.36, below); rows of each kind, in both orders, with chunks that overflow the window (gathered), starting
+    unaligned, and rows ending at the last column (the 256 window reads up to 255 floats past it)."""
+    g = np.random.default_rng(b)
+    cols = 1500
+    dens = [0.5, 0.3, 0.2, 0.1, 0.05, 0.3, 0.6, 0.12, 0.35, 0.4, 0.25, 0.9]
+    w = np.concatenate([sparse(3, cols, d, 100 + i) for i, d in enumerate(dens)])
+    w[g.random(w.shape[0]) < 0.3, -1] = 1.0  # some rows end at the last column
+    w[5, 700:1000] = 0  # a 300-column gap inside a 128-window row
+    A = MackoMatrix.from_dense(w)
+    X = g.standard_normal((cols, b)).astype(np.float32)
+    Y = A.matmat(X, isa=isa)
+    for j in range(b):
+        close(Y[:, j], w.astype(np.float64) @ X[:, j], w, X[:, j])
+
+
+@pytest.mark.parametrize("isa", ISAS)
 def test_threads_give_same_result(isa) -> None:
     w = sparse(300, 500, 0.5, 6)
     A = MackoMatrix.from_dense(w)

@@ -41,7 +41,7 @@ static void spmv(U16 values, U8 deltas, I32 row_ptr, int64_t cols, F32_2 X, OutF
         throw std::invalid_argument("row_ptr must lie within values");
     for (int64_t r = 0; r < rows; ++r)
         if (rp[r + 1] < rp[r]) throw std::invalid_argument("row_ptr must be non-decreasing (row " + std::to_string(r) + ")");
-    // zero-padded, 64-byte aligned copies of x: the permute path reads 64-float windows that start up to X_FRONT
+    // zero-padded, 64-byte aligned copies of x: the permute path reads 64- to 256-float windows that start up to X_FRONT
     // floats before column 0 and end up to X_BACK floats after the last column
     const int64_t stride = (macko::X_FRONT + cols + macko::X_BACK + 15) & ~int64_t(15);
     std::vector<float> xbuf(size_t(stride * nbatch + 16), 0.0f);

@@ -5,8 +5,8 @@
 // __builtin_cpu_supports; each SIMD path is compiled with a target attribute so the module runs on any x86-64.
 // The CPU adaptation of the paper's warp kernel (the MACKO SpMV kernel of [P05]): a 16-lane chunk of entries plays the
 // role of a warp's slice. AVX-512: the columns of four chunks are rebuilt at once by an in-register byte prefix sum
-// of the deltas (the paper's warp scan; one 128-bit lane per chunk), x is fetched by two 2-source permutes of a
-// 64-float window when the chunk spans < 64 columns (always at density >= ~0.4), otherwise by a gather; 1..8 input
+// of the deltas (the paper's warp scan; one 128-bit lane per chunk), x is fetched by 2-source permutes of a 64-, 128-
+// or 256-float window chosen per row from its density (a chunk spanning more columns is gathered); 1..8 input
 // vectors share one pass over the entries. The steady-state loop decodes one block ahead and prefetches the format
 // streams in software (latency, not port throughput, bounded the kernel). AVX2: 8-entry chunks, a SWAR prefix sum in
 // a 64-bit word and gathers.
@@ -205,37 +205,43 @@ static MACKO_INLINE int32_t chunk_advance(const uint8_t* d) {
     return int32_t((w * 0x0101010101010101ull) >> 56) + 16;
 }
 
-// acc[b] += v * x_b[O + rel] over the lanes in m; `last` = rel[15]. x is read as a 64-float window and permuted
-// (two 2-table permutes and a blend): aligned down to 16 floats when the chunk still fits (always at density >=
-// ~0.5), otherwise starting at O; a chunk spanning 64 columns or more (low density) is gathered.
-template <int NB>
+// acc[b] += v * x_b[O + rel] over the lanes in m; `last` = rel[15]. x is read as a W-float window (W = 64, 128 or 256)
+// and permuted: one 2-table permute per 32 floats, then a blend tree on bits 5.. of rel. The window starts at O
+// rounded down to 16 floats (aligned loads) when the chunk still fits, otherwise at O; the choice is a select, not a
+// branch (with a 64 window the aligned / unaligned / gather split was 65 / 20 / 15 % of the chunks at density
+// 0.3, simulated). A chunk spanning W columns or more is gathered; the caller picks W so that this is rare.
+template <int NB, int W>
 MACKO_AVX512 MACKO_INLINE static void chunk_avx512(const uint16_t* vals, __m512i rel, int32_t last, int32_t O,
                                                    __mmask16 m, const float* const* xs, __m512* acc) {
+    static_assert(W == 64 || W == 128 || W == 256, "window of 2, 4 or 8 tables of 32 floats");
     const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(vals)));
-    const int32_t sh = O & 15;
-    int32_t start = O - sh;
-    if (last + sh < 64) {
-        rel = _mm512_add_epi32(rel, _mm512_set1_epi32(sh));
-    } else if (last < 64) {
-        start = O;
-    } else {
+    if (last >= W) {
         const __m512i cols = _mm512_add_epi32(rel, _mm512_set1_epi32(O));
         for (int b = 0; b < NB; ++b)
             acc[b] = _mm512_mask3_fmadd_ps(v, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, cols, xs[b], 4), acc[b], m);
         return;
     }
-    const __mmask16 upper = _mm512_test_epi32_mask(rel, _mm512_set1_epi32(32));
+    const int32_t sh = last + (O & 15) < W ? (O & 15) : 0;
+    rel = _mm512_add_epi32(rel, _mm512_set1_epi32(sh));
+    const __mmask16 b5 = _mm512_test_epi32_mask(rel, _mm512_set1_epi32(32));
+    const __mmask16 b6 = _mm512_test_epi32_mask(rel, _mm512_set1_epi32(64));
+    const __mmask16 b7 = _mm512_test_epi32_mask(rel, _mm512_set1_epi32(128));
     for (int b = 0; b < NB; ++b) {
-        const float* w = xs[b] + start;
-        const __m512 xa = _mm512_permutex2var_ps(_mm512_loadu_ps(w), rel, _mm512_loadu_ps(w + 16));
-        const __m512 xb = _mm512_permutex2var_ps(_mm512_loadu_ps(w + 32), rel, _mm512_loadu_ps(w + 48));
-        acc[b] = _mm512_mask3_fmadd_ps(v, _mm512_mask_blend_ps(upper, xa, xb), acc[b], m);
+        const float* w = xs[b] + (O - sh);
+        __m512 t[W / 32];
+        for (int k = 0; k < W / 32; ++k)
+            t[k] = _mm512_permutex2var_ps(_mm512_loadu_ps(w + 32 * k), rel, _mm512_loadu_ps(w + 32 * k + 16));
+        for (int k = 0; k < W / 32; k += 2) t[k] = _mm512_mask_blend_ps(b5, t[k], t[k + 1]);
+        if (W >= 128)
+            for (int k = 0; k < W / 32; k += 4) t[k] = _mm512_mask_blend_ps(b6, t[k], t[k + 2]);
+        if (W >= 256) t[0] = _mm512_mask_blend_ps(b7, t[0], t[4]);
+        acc[b] = _mm512_mask3_fmadd_ps(v, t[0], acc[b], m);
     }
 }
 
 // One block of up to four chunks at c with masking: the row's first block (lanes before s belong to the previous row;
 // O is set from the deltas) and its last (lanes from e on are masked).
-template <int NB>
+template <int NB, int W>
 MACKO_AVX512 MACKO_INLINE static void block_avx512(const SpmvArgs& a, int64_t c, int64_t s, int64_t e, int32_t& O,
                                                    const float* const* xs, __m512* acc, uint8_t* idx) {
     const int64_t left = e - c;
@@ -252,77 +258,103 @@ MACKO_AVX512 MACKO_INLINE static void block_avx512(const SpmvArgs& a, int64_t c,
         const unsigned l = j ? 0u : lo, h = unsigned(std::min<int64_t>(left - 16 * j, 16));
         const __mmask16 m = __mmask16(((1u << h) - 1u) & ~((1u << l) - 1u));
         const __m512i rel = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(idx + 16 * j)));
-        chunk_avx512<NB>(a.values + c + 16 * j, rel, idx[16 * j + 15], O, m, xs, acc);
+        chunk_avx512<NB, W>(a.values + c + 16 * j, rel, idx[16 * j + 15], O, m, xs, acc);
         O += int32_t(idx[16 * j + 15]) + 1;
     }
 }
 
-// Rows r0..r1-1 for NB (1..8) vectors in one pass over the rows' entries. A row starts inside its first chunk (lanes
-// before `lo` belong to the previous row) and ends inside its last one (lanes from `hi` on are masked). Rows are
-// walked in blocks of four chunks; whole blocks past the first take the unmasked steady-state path.
-template <int NB>
-MACKO_AVX512 static void spmv_rows_avx512_nb(const SpmvArgs& a, int64_t r0, int64_t r1) {
+// Four whole chunks (no masks) whose idx bytes are in p, advances in t; O moves past them.
+template <int NB, int W, int NA>
+MACKO_AVX512 MACKO_INLINE static void steady4_avx512(const uint16_t* vals, __m512i p, const int32_t* t, int32_t& O,
+                                                     const float* const* xs, __m512 (*acc)[NB]) {
+    chunk_avx512<NB, W>(vals, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(p)), t[0] - 1, O, 0xFFFF, xs, acc[0]);
+    O += t[0];
+    chunk_avx512<NB, W>(vals + 16, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 1)), t[1] - 1, O, 0xFFFF, xs,
+                        acc[1 % NA]);
+    O += t[1];
+    chunk_avx512<NB, W>(vals + 32, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 2)), t[2] - 1, O, 0xFFFF, xs,
+                        acc[2 % NA]);
+    O += t[2];
+    chunk_avx512<NB, W>(vals + 48, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 3)), t[3] - 1, O, 0xFFFF, xs,
+                        acc[3 % NA]);
+    O += t[3];
+}
+
+// Row r (entries s..e-1) for NB (1..8) vectors with a W-float x window; returns the column after its last entry. The
+// row starts inside its first chunk (lanes before `lo` belong to the previous row) and ends inside its last one (lanes
+// from `hi` on are masked). It is walked in blocks of four chunks; whole blocks past the first take the unmasked
+// steady-state path. Always inlined into the row loop: as a called function GCC kept the accumulators of a batch
+// (NB >= 2) on the stack, 64 spills and reloads in the loop and 11-13 % slower at NB = 4.
+template <int NB, int W>
+MACKO_AVX512 MACKO_INLINE static int32_t row_avx512(const SpmvArgs& a, int64_t r, int64_t s, int64_t e, const float* const* xs) {
     constexpr int NA = NB <= 2 ? 4 : 2;  // accumulators per vector: independent FMA chains
     alignas(64) uint8_t idx[64];
+    __m512 acc[NA][NB];
+    for (int j = 0; j < NA; ++j)
+        for (int b = 0; b < NB; ++b) acc[j][b] = _mm512_setzero_ps();
+    int32_t O = 0;
+    int64_t c = s & ~int64_t(15);
+    if (c < e) {  // the row's first block: it starts at lane lo and may also be its last
+        block_avx512<NB, W>(a, c, s, e, O, xs, acc[0], idx);
+        c += 64;
+    }
+    if (c + 64 <= e) {
+        // steady state: four whole chunks per block, decoded one block ahead. The decode (a load and ~20 dependent
+        // vector ops) then overlaps the previous block's permutes and FMAs instead of stalling behind them: the
+        // kernel is bound by how many chunks the out-of-order window holds in flight, not by port throughput.
+        __m512i p = decode4_avx512(a.deltas + c / 2);
+        int32_t t[4];
+        for (int j = 0; j < 4; ++j) t[j] = chunk_advance(a.deltas + c / 2 + 8 * j);
+        for (;;) {
+            const int64_t cn = c + 64;
+            const bool more = cn + 64 <= e;
+            __m512i pn = p;
+            int32_t tn[4] = {0, 0, 0, 0};
+            // software prefetch 1024 entries (2 KiB of values, 512 B of deltas) ahead: with it the DRAM streams keep
+            // up (8192^2, 50 %: ~8 ms -> ~7 ms in a standalone timing with the decode-ahead; without the decode-ahead
+            // it also helps, 10.8 -> 8.0 ms); 256-512 entries ahead are too close, 2048-4096 no better
+            _mm_prefetch(reinterpret_cast<const char*>(a.values + c + 1024), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(a.values + c + 1024 + 32), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(a.deltas + (c + 1024) / 2), _MM_HINT_T0);
+            if (more) {
+                pn = decode4_avx512(a.deltas + cn / 2);
+                for (int j = 0; j < 4; ++j) tn[j] = chunk_advance(a.deltas + cn / 2 + 8 * j);
+            }
+            steady4_avx512<NB, W, NA>(a.values + c, p, t, O, xs, acc);
+            c = cn;
+            if (!more) break;
+            p = pn;
+            for (int j = 0; j < 4; ++j) t[j] = tn[j];
+        }
+    }
+    if (c < e) block_avx512<NB, W>(a, c, s, e, O, xs, acc[0], idx);  // the row's last 1..3 chunks
+    for (int b = 0; b < NB; ++b) {
+        __m512 t = acc[0][b];
+        for (int j = 1; j < NA; ++j) t = _mm512_add_ps(t, acc[j][b]);
+        a.y[b * a.y_stride + r] = _mm512_reduce_add_ps(t);
+    }
+    return O;
+}
+
+// The x window per row, from the mean column span of its chunks, 16 * (columns) / (entries), with the columns
+// estimated by the furthest row end seen so far (a per-row choice is predicted; per chunk, 64 vs 128 was a coin flip
+// at density ~0.3). Crossovers measured at 8192^2 (ms, windows 64 / 128 / 256): sparsity 0.6 (mean span ~40) 6.3 /
+// 7.0 / 10.6, 0.65 (~46) 6.3 / 6.2 / 9.3, 0.7 7.7 / 5.6 / 7.8, 0.85 (~107) 5.5 / 3.8 / 4.6, 0.9 4.4 / 4.8 / 3.6.
+constexpr int64_t WIN64_MAX_SPAN = 44, WIN128_MAX_SPAN = 118;
+
+template <int NB>
+MACKO_AVX512 static void spmv_rows_avx512_nb(const SpmvArgs& a, int64_t r0, int64_t r1) {
     const float* xs[NB];
     for (int b = 0; b < NB; ++b) xs[b] = a.x + b * a.x_stride;
+    int64_t cols = 0;  // the furthest row end so far: the number of columns, once a full row has been seen
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t s = a.row_ptr[r], e = a.row_ptr[r + 1];
-        __m512 acc[NA][NB];
-        for (int j = 0; j < NA; ++j)
-            for (int b = 0; b < NB; ++b) acc[j][b] = _mm512_setzero_ps();
-        int32_t O = 0;
-        int64_t c = s & ~int64_t(15);
-        if (c < e) {  // the row's first block: it starts at lane lo and may also be its last
-            block_avx512<NB>(a, c, s, e, O, xs, acc[0], idx);
-            c += 64;
-        }
-        if (c + 64 <= e) {
-            // steady state: four whole chunks per block, decoded one block ahead. The decode (a load and ~20 dependent
-            // vector ops) then overlaps the previous block's permutes and FMAs instead of stalling behind them: the
-            // kernel is bound by how many chunks the out-of-order window holds in flight, not by port throughput.
-            __m512i p = decode4_avx512(a.deltas + c / 2);
-            int32_t t[4];
-            for (int j = 0; j < 4; ++j) t[j] = chunk_advance(a.deltas + c / 2 + 8 * j);
-            for (;;) {
-                const int64_t cn = c + 64;
-                const bool more = cn + 64 <= e;
-                __m512i pn = p;
-                int32_t tn[4] = {0, 0, 0, 0};
-                // software prefetch 1024 entries (2 KiB of values, 512 B of deltas) ahead: with it the DRAM streams keep
-                // up (8192^2, 50 %: ~8 ms -> ~7 ms in a standalone timing with the decode-ahead; without the decode-ahead
-                // it also helps, 10.8 -> 8.0 ms); 256-512 entries ahead are too close, 2048-4096 no better
-                _mm_prefetch(reinterpret_cast<const char*>(a.values + c + 1024), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(a.values + c + 1024 + 32), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(a.deltas + (c + 1024) / 2), _MM_HINT_T0);
-                if (more) {
-                    pn = decode4_avx512(a.deltas + cn / 2);
-                    for (int j = 0; j < 4; ++j) tn[j] = chunk_advance(a.deltas + cn / 2 + 8 * j);
-                }
-                chunk_avx512<NB>(a.values + c, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(p)), t[0] - 1, O, 0xFFFF, xs,
-                                 acc[0]);
-                O += t[0];
-                chunk_avx512<NB>(a.values + c + 16, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 1)), t[1] - 1, O,
-                                 0xFFFF, xs, acc[1 % NA]);
-                O += t[1];
-                chunk_avx512<NB>(a.values + c + 32, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 2)), t[2] - 1, O,
-                                 0xFFFF, xs, acc[2 % NA]);
-                O += t[2];
-                chunk_avx512<NB>(a.values + c + 48, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(p, 3)), t[3] - 1, O,
-                                 0xFFFF, xs, acc[3 % NA]);
-                O += t[3];
-                c = cn;
-                if (!more) break;
-                p = pn;
-                for (int j = 0; j < 4; ++j) t[j] = tn[j];
-            }
-        }
-        if (c < e) block_avx512<NB>(a, c, s, e, O, xs, acc[0], idx);  // the row's last 1..3 chunks
-        for (int b = 0; b < NB; ++b) {
-            __m512 t = acc[0][b];
-            for (int j = 1; j < NA; ++j) t = _mm512_add_ps(t, acc[j][b]);
-            a.y[b * a.y_stride + r] = _mm512_reduce_add_ps(t);
-        }
+        const int64_t span16 = 16 * cols;  // mean chunk span * (e - s)
+        int32_t end;
+        if (span16 < WIN64_MAX_SPAN * (e - s)) end = row_avx512<NB, 64>(a, r, s, e, xs);
+        else if (span16 < WIN128_MAX_SPAN * (e - s)) end = row_avx512<NB, 128>(a, r, s, e, xs);
+        else end = row_avx512<NB, 256>(a, r, s, e, xs);
+        cols = std::max<int64_t>(cols, end);
     }
 }
 

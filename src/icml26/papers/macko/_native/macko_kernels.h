@@ -8,8 +8,9 @@ enum Isa : int { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
 
 // y[b, r] = sum_k values[k] * x[b, col_k] over the entries k of row r (fp32 accumulation).
 // x rows are fp32 with X_FRONT zero floats before column 0 and X_BACK zero floats after the last column: the permute
-// path reads a 64-float window that may start up to 256 columns before the row's first column or end past the last.
-constexpr int64_t X_FRONT = 256, X_BACK = 64;
+// path reads a 64- to 256-float window that may start up to 256 columns before the row's first column or end up to
+// 255 columns past the last.
+constexpr int64_t X_FRONT = 256, X_BACK = 256;
 struct SpmvArgs {
     const uint16_t* values;   // fp16 bits, length a multiple of 16
     const uint8_t* deltas;    // two 4-bit deltas per byte, entry 2j in the low nibble of byte j
