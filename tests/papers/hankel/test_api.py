@@ -81,3 +81,5 @@ def test_seed_is_required_and_makes_the_result_reproducible() -> None:
     np.testing.assert_array_equal(a.x, b.x)
     with pytest.raises(ValueError, match="seed must be >= 0"):
         hankel_complete(X, MASK, rank=1, seed=-1)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        hankel_complete(X, MASK, rank=1, seed=None)  # type: ignore[arg-type]

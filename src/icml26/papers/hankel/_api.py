@@ -128,8 +128,7 @@ def hankel_complete(
         method: "jpgd" (default), "shgd", "pgd", "scaledgd" or "fiht". "jpgd" and "shgd" need odd n.
         tol: stop when the relative change (or, with ``x_true``, the relative error) falls below ``tol``.
         max_iter: iteration cap.
-        seed: seed of the randomized SVD in the initialisation (required: an int >= 0 or a numpy Generator; ``None``
-            draws fresh entropy, so the result is not reproducible).
+        seed: seed of the randomized SVD in the initialisation (required: an int >= 0 or a numpy Generator).
         eta: step size η (default 0.5; SHGD and PGD use η/σ₁; ignored by FIHT).
         x_true: optional ground truth (experiments): the stopping rule then uses ‖x_t − x_true‖/‖x_true‖ < tol.
 
@@ -141,6 +140,8 @@ def hankel_complete(
             observed entries, y zero at every observed entry, a rank outside [1, n1), an unknown method, or a bad
             tol/max_iter/eta/x_true (tol and eta: real numbers > 0, NumPy floats included, bool rejected).
     """
+    if seed is None:
+        raise TypeError("seed must be an int >= 0 or a numpy Generator (None would draw fresh entropy: not reproducible)")
     y, m, rank, tol, xt, eta = _validate(y, mask, rank, method, tol, max_iter, x_true, eta)
     t0 = time.perf_counter()
     ops = HankelOps(y.size)

@@ -52,9 +52,10 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     Args: rows are complete cases (η = 1) of one action at one step. ``W`` = w(S_t) (conditioning features with a
     constant, shared by φ and ψ), ``X`` = x(S_{t+1}) (shadow features, no constant), ``U`` = u(R_t) (instrument
     features of the reward, no constant), ``r`` = R_t; φ = [W, X], ψ = [W, U]; ``ridge`` = the Tikhonov weight.
-    All finite, with one row per complete case (zero rows give a refusing fit; 1 to p_W + k rows, too few for the
-    relevance test, a ValueError: see :func:`shadow_relevance`); ``ridge`` finite and >= 0. Raises TypeError /
-    ValueError naming the offending argument.
+    All finite, with one row per complete case (zero rows give a refusing fit here; 1 to p_W + k rows, too few for
+    the relevance test, a ValueError: see :func:`shadow_relevance`; :class:`ShadowBridgeFQE` raises a ValueError
+    before calling this for any visited (step, action) cell with fewer than p_W + k + 1 complete cases, zero
+    included); ``ridge`` finite and >= 0. Raises TypeError / ValueError naming the offending argument.
     """
     _check_ridge(ridge)
     W, X, U = (_finite(a, name, 2) for a, name in ((W, "W"), (X, "X"), (U, "U")))

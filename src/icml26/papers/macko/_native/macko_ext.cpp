@@ -48,7 +48,7 @@ static void spmv(U16 values, U8 deltas, I32 row_ptr, int64_t cols, F32_2 X, OutF
     float* xpad = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(xbuf.data()) + 63) & ~uintptr_t(63));
     for (int64_t b = 0; b < nbatch; ++b)
         std::copy(X.data() + b * cols, X.data() + (b + 1) * cols, xpad + b * stride + macko::X_FRONT);
-    macko::SpmvArgs a{values.data(), deltas.data(), row_ptr.data(), rows, int64_t(values.shape(0)),
+    macko::SpmvArgs a{values.data(), deltas.data(), row_ptr.data(), rows, cols, int64_t(values.shape(0)),
                       xpad + macko::X_FRONT, stride, Y.data(), rows, nbatch};
     nb::gil_scoped_release release;
     macko::spmv(a, isa, threads);

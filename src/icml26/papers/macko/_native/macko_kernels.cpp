@@ -280,13 +280,13 @@ MACKO_AVX512 MACKO_INLINE static void steady4_avx512(const uint16_t* vals, __m51
     O += t[3];
 }
 
-// Row r (entries s..e-1) for NB (1..8) vectors with a W-float x window; returns the column after its last entry. The
+// Row r (entries s..e-1) for NB (1..8) vectors with a W-float x window. The
 // row starts inside its first chunk (lanes before `lo` belong to the previous row) and ends inside its last one (lanes
 // from `hi` on are masked). It is walked in blocks of four chunks; whole blocks past the first take the unmasked
 // steady-state path. Always inlined into the row loop: as a called function GCC kept the accumulators of a batch
 // (NB >= 2) on the stack, 64 spills and reloads in the loop and 11-13 % slower at NB = 4.
 template <int NB, int W>
-MACKO_AVX512 MACKO_INLINE static int32_t row_avx512(const SpmvArgs& a, int64_t r, int64_t s, int64_t e, const float* const* xs) {
+MACKO_AVX512 MACKO_INLINE static void row_avx512(const SpmvArgs& a, int64_t r, int64_t s, int64_t e, const float* const* xs) {
     constexpr int NA = NB <= 2 ? 4 : 2;  // accumulators per vector: independent FMA chains
     alignas(64) uint8_t idx[64];
     __m512 acc[NA][NB];
@@ -333,28 +333,24 @@ MACKO_AVX512 MACKO_INLINE static int32_t row_avx512(const SpmvArgs& a, int64_t r
         for (int j = 1; j < NA; ++j) t = _mm512_add_ps(t, acc[j][b]);
         a.y[b * a.y_stride + r] = _mm512_reduce_add_ps(t);
     }
-    return O;
 }
 
-// The x window per row, from the mean column span of its chunks, 16 * (columns) / (entries), with the columns
-// estimated by the furthest row end seen so far (a per-row choice is predicted; per chunk, 64 vs 128 was a coin flip
-// at density ~0.3). Crossovers measured at 8192^2 (ms, windows 64 / 128 / 256): sparsity 0.6 (mean span ~40) 6.3 /
-// 7.0 / 10.6, 0.65 (~46) 6.3 / 6.2 / 9.3, 0.7 7.7 / 5.6 / 7.8, 0.85 (~107) 5.5 / 3.8 / 4.6, 0.9 4.4 / 4.8 / 3.6.
+// The x window per row, from the mean column span of its chunks, 16 * cols / (entries of the row) (a per-row choice is
+// predicted; per chunk, 64 vs 128 was a coin flip at density ~0.3). Crossovers measured at 8192^2 (ms, windows 64 /
+// 128 / 256): sparsity 0.6 (mean span ~40) 6.3 / 7.0 / 10.6, 0.65 (~46) 6.3 / 6.2 / 9.3, 0.7 7.7 / 5.6 / 7.8, 0.85
+// (~107) 5.5 / 3.8 / 4.6, 0.9 4.4 / 4.8 / 3.6.
 constexpr int64_t WIN64_MAX_SPAN = 44, WIN128_MAX_SPAN = 118;
 
 template <int NB>
 MACKO_AVX512 static void spmv_rows_avx512_nb(const SpmvArgs& a, int64_t r0, int64_t r1) {
     const float* xs[NB];
     for (int b = 0; b < NB; ++b) xs[b] = a.x + b * a.x_stride;
-    int64_t cols = 0;  // the furthest row end so far: the number of columns, once a full row has been seen
+    const int64_t span16 = 16 * a.cols;  // mean chunk span * (entries of the row)
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t s = a.row_ptr[r], e = a.row_ptr[r + 1];
-        const int64_t span16 = 16 * cols;  // mean chunk span * (e - s)
-        int32_t end;
-        if (span16 < WIN64_MAX_SPAN * (e - s)) end = row_avx512<NB, 64>(a, r, s, e, xs);
-        else if (span16 < WIN128_MAX_SPAN * (e - s)) end = row_avx512<NB, 128>(a, r, s, e, xs);
-        else end = row_avx512<NB, 256>(a, r, s, e, xs);
-        cols = std::max<int64_t>(cols, end);
+        if (span16 < WIN64_MAX_SPAN * (e - s)) row_avx512<NB, 64>(a, r, s, e, xs);
+        else if (span16 < WIN128_MAX_SPAN * (e - s)) row_avx512<NB, 128>(a, r, s, e, xs);
+        else row_avx512<NB, 256>(a, r, s, e, xs);
     }
 }
 

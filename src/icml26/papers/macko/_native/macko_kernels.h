@@ -16,6 +16,7 @@ struct SpmvArgs {
     const uint8_t* deltas;    // two 4-bit deltas per byte, entry 2j in the low nibble of byte j
     const int32_t* row_ptr;   // rows + 1
     int64_t rows;
+    int64_t cols;             // columns of the matrix (x has cols floats between its paddings)
     int64_t n_entries;        // length of values (a multiple of 16; deltas has n_entries / 2 bytes)
     const float* x;           // column 0 of the first of nb vectors, x_stride floats apart
     int64_t x_stride;
