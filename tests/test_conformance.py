@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import sys
 
@@ -40,6 +41,27 @@ def test_paper_package(info):
         smoke: Budget = claim.budgets["smoke"]
         assert smoke.expected_s <= 10, f"{cid}: smoke budget expects {smoke.expected_s} s (cap 10 s)"
         assert claim.budgets["small"].expected_s <= 300, f"{cid}: small budget over 5 min"
+
+
+@pytest.mark.parametrize("info", PAPERS, ids=lambda p: p.slug)
+def test_public_api_is_typed_and_cites_the_paper(info):
+    """CONTRIBUTING: every public function and class has a docstring that cites its paper (``[Pxx]``, with the
+    equation, algorithm or section it implements where there is one) and fully annotated signatures."""
+    mod = importlib.import_module(info.module)
+    uncited, untyped = [], []
+    for name in mod.__all__:
+        obj = getattr(mod, name)
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue  # constants
+        if f"[{info.id}]" not in (inspect.getdoc(obj) or ""):
+            uncited.append(name)
+        if inspect.isfunction(obj):
+            sig = inspect.signature(obj)
+            params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if sig.return_annotation is inspect.Signature.empty or any(p.annotation is p.empty for p in params):
+                untyped.append(name)
+    assert not uncited, f"{info.slug}: docstrings that do not cite [{info.id}]: {uncited}"
+    assert not untyped, f"{info.slug}: functions with unannotated parameters or return: {untyped}"
 
 
 @pytest.mark.parametrize("info", PAPERS, ids=lambda p: p.slug)

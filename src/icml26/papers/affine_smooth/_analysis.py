@@ -24,7 +24,8 @@ __all__ = [
 
 
 class Objective(Protocol):
-    """What :func:`run_method` needs: ``dim``, ``theta0``, ``log_loss(θ)`` and ``grad(θ)``."""
+    """What :func:`run_method` needs: ``dim``, ``theta0``, ``log_loss(θ)`` and ``grad(θ)`` (one of [P26]'s test
+    objectives)."""
 
     dim: int
     theta0: np.ndarray
@@ -36,7 +37,8 @@ class Objective(Protocol):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """A run: ``log_f[k]`` = log f(θ_k) for k = 0..K (K = iterations actually taken), and the iterates kept.
+    """A run of a method of [P26]: ``log_f[k]`` = log f(θ_k) for k = 0..K (K = iterations actually taken), and the
+    iterates kept.
 
     Attributes:
         method: the method's name.
@@ -100,7 +102,8 @@ def run_method(
 
 
 def linear_rate(log_f: Sequence[float] | np.ndarray, *, window: int) -> float:
-    """Least-squares slope of log f_k against k over the last ``window`` iterations (negative = decreasing).
+    """Least-squares slope of log f_k against k over the last ``window`` iterations (negative = decreasing): the
+    rate measure for [P26]'s linear-convergence claims.
 
     A linear rate f_k ≈ C ρ^k gives the constant slope log ρ; a sublinear f_k ≈ C/k gives ≈ −1/k → 0.
     A series shorter than ``window`` (a run that stopped early at its ``log_f_floor``) is fitted whole, i.e. over
@@ -117,7 +120,8 @@ def linear_rate(log_f: Sequence[float] | np.ndarray, *, window: int) -> float:
 
 
 def iterations_to_eps(log_f: Sequence[float] | np.ndarray, eps: Sequence[float] | np.ndarray) -> np.ndarray:
-    """First k with f_k ≤ ε, for each ε (``-1`` where the run never got there)."""
+    """First k with f_k ≤ ε, for each ε (``-1`` where the run never got there): the iteration counts of [P26]'s
+    Ω(1/ε) vs O(log 1/ε) lower-bound separation."""
     y = np.asarray(log_f, dtype=np.float64)
     e = np.asarray(eps, dtype=np.float64)
     if np.any(~(e > 0)):
@@ -129,7 +133,8 @@ def iterations_to_eps(log_f: Sequence[float] | np.ndarray, eps: Sequence[float] 
 
 def hessian_norm(hess_vec: Callable[[np.ndarray], np.ndarray], dim: int, *, iters: int = 100, seed: int = 0) -> float:
     """‖∇²f‖_2 (largest |eigenvalue| of the symmetric Hessian) by ``iters`` >= 1 steps of power iteration on
-    ``hess_vec`` from a random start drawn from ``seed``."""
+    ``hess_vec`` from a random start drawn from ``seed``. Measures the curvature side of [P26]'s
+    affine-smoothness assumption along trajectories."""
     dim = int_at_least(dim, "dim", 1)
     iters = int_at_least(iters, "iters", 1)
     seed = int_at_least(seed, "seed", 0)
@@ -147,7 +152,8 @@ def hessian_norm(hess_vec: Callable[[np.ndarray], np.ndarray], dim: int, *, iter
 
 @dataclass(frozen=True)
 class AffineSmoothnessFit:
-    """The tightest affine envelope ‖∇²f(θ)‖ ≤ L0 + L1 f(θ) over the points, and the gradient-domination ratio.
+    """The tightest affine envelope ‖∇²f(θ)‖ ≤ L0 + L1 f(θ) over the points, and the gradient-domination ratio (an
+    empirical check of the (H0, H1)-smoothness assumption of [P26]).
 
     Attributes:
         L0, L1: the envelope (minimises the summed relative slack Σ_i (L0 + L1 f_i) / ‖∇²f(θ_i)‖ subject to

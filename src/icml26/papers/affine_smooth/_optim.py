@@ -33,7 +33,7 @@ __all__ = [
 
 
 class OptState(NamedTuple):
-    """Explicit optimiser state (fields a method does not use are ``None``).
+    """Explicit state of the optimisers of [P26] (fields a method does not use are ``None``).
 
     Attributes:
         count: iterations taken so far, k.
@@ -49,7 +49,9 @@ class OptState(NamedTuple):
 
 
 class GradientMethod(NamedTuple):
-    """A pair of pure functions, ``init(theta) -> OptState`` and ``update(grad, state, theta) -> (theta, state)``."""
+    """A pair of pure functions, ``init(theta) -> OptState`` and ``update(grad, state, theta) -> (theta, state)``:
+    one of the optimisers [P26] compares (sign GD, RMSProp, Adam and the GD / heavy-ball / AdaGrad / AMSGrad
+    baselines)."""
 
     name: str
     init: Callable[[np.ndarray], OptState]

@@ -22,7 +22,8 @@ __all__ = [
 
 
 def log_softplus_neg(m: np.ndarray) -> np.ndarray:
-    """log(log(1 + e^{−m})), accurate for any margin m (the log of the logistic loss at margin m)."""
+    """log(log(1 + e^{−m})), accurate for any margin m (the log of the logistic loss at margin m): a helper for the
+    logistic-loss objectives of [P26] (logistic regression, the two-layer net)."""
     m = np.asarray(m, dtype=np.float64)
     # for m > 30: log(1 + x) = x (1 − x/2 + x²/3 − …) with x = e^{−m}, so the log is −m + log1p(−x/2 + x²/3)
     x = np.exp(-np.maximum(m, 30.0))
@@ -89,7 +90,8 @@ def _generator(seed: Any) -> np.random.Generator:
 
 
 def make_separable_data(n: int, d: int, *, margin: float, seed: int | np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Linearly separable data (X, y) with ℓ2 margin ≥ ``margin`` w.r.t. a random unit separator through 0.
+    """Linearly separable data (X, y) with ℓ2 margin ≥ ``margin`` w.r.t. a random unit separator through 0 (the
+    separable data of [P26]'s logistic-regression and two-layer-net results).
 
     x_i ~ N(0, I_d / d) (so ‖x_i‖ ≈ 1), y_i = sign(uᵀx_i), then x_i ← x_i + margin · y_i · u.
     """

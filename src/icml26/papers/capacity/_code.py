@@ -41,7 +41,10 @@ LN2 = math.log(2.0)
 
 @runtime_checkable
 class Reference(Protocol):
-    """A reference model θ with exact code lengths: ``vocab_size`` V and ``code_lengths(x) -> bits per sequence``."""
+    """A reference model θ with exact code lengths: ``vocab_size`` V and ``code_lengths(x) -> bits per sequence``.
+
+    The reference θ against which Def. 3.1 of [P01] measures unintended memorisation.
+    """
 
     vocab_size: int
 
@@ -83,8 +86,9 @@ class UniformReference:
 class MarkovChain:
     """An order-1 Markov chain over [0, V): x_1 ~ ``initial``, x_t | x_{t-1} ~ ``transition[x_{t-1}]``.
 
-    Our exact-reference stand-in for the paper's "generalisable" text distribution: its code lengths are exact, so
-    mem_U against it is exact. ``initial`` (V,) and ``transition`` (V, V) must be finite, non-negative, rows summing to 1.
+    Our exact-reference stand-in for the "generalisable" text distribution of [P01] (Sec. 6): its code lengths are
+    exact, so mem_U against it is exact. ``initial`` (V,) and ``transition`` (V, V) must be finite, non-negative,
+    rows summing to 1.
     """
 
     initial: np.ndarray

@@ -37,8 +37,9 @@ DATA_KINDS = ("uniform", "markov")
 
 @dataclass(frozen=True)
 class MembershipInference:
-    """Loss-threshold membership inference: ``auc`` (ROC AUC of −code length, members vs non-members; chance 0.5) and
-    ``f1`` of predicting "member" for the better-coded half of the pooled sequences (median threshold; chance 0.5)."""
+    """Loss-threshold membership inference (Sec. 6 of [P01]): ``auc`` (ROC AUC of −code length, members vs
+    non-members; chance 0.5) and ``f1`` of predicting "member" for the better-coded half of the pooled sequences
+    (median threshold; chance 0.5)."""
 
     auc: float
     f1: float
@@ -75,7 +76,8 @@ def membership_inference(model: Any, members: object, non_members: object) -> Me
 
 @dataclass(frozen=True, kw_only=True)
 class SweepPoint:
-    """One training run of a sweep: a (n_layer, d_model) GPT trained on ``n_sequences`` sequences of ``data``."""
+    """One training run of a sweep: a (n_layer, d_model) GPT trained on ``n_sequences`` sequences of ``data``
+    (one point of the capacity sweep of [P01])."""
 
     n_layer: int
     d_model: int
@@ -94,9 +96,10 @@ def _data_seed(p: SweepPoint, stream: int) -> np.random.SeedSequence:
 
 
 def run_point(p: SweepPoint) -> dict[str, Any]:
-    """Train one model of the sweep to its plateau and measure it (a top-level function: ``ctx.map`` may ship it to a
-    Ray worker). Returns a row: parameters, dataset bits, memorisation (train and, for Markov data, held-out), the
-    membership-inference AUC/F1 and the training length. Everything is derived from ``p.seed``."""
+    """Train one model of the capacity sweep of [P01] to its plateau and measure it (a top-level function:
+    ``ctx.map`` may ship it to a Ray worker). Returns a row: parameters, dataset bits, memorisation (train and, for
+    Markov data, held-out), the membership-inference AUC/F1 and the training length. Everything is derived from
+    ``p.seed``."""
     if p.data not in DATA_KINDS:
         raise ValueError(f"data must be one of {DATA_KINDS}, got {p.data!r}")
     V, S, N = p.vocab_size, p.seq_len, p.n_sequences
@@ -132,7 +135,8 @@ def run_point(p: SweepPoint) -> dict[str, Any]:
 @dataclass(frozen=True)
 class BitsPerParamFit:
     """capacity ≈ α · params (a line through the origin): ``alpha`` (bits/param) with a bootstrap CI over the points,
-    ``r2`` of that line (1 − SS_res / SS_tot, SS_tot about the mean capacity), and the log-log ``slope`` (1 = proportional)."""
+    ``r2`` of that line (1 − SS_res / SS_tot, SS_tot about the mean capacity), and the log-log ``slope``
+    (1 = proportional). The fit behind the α ≈ 3.6 bits/param of Sec. 5 of [P01]."""
 
     alpha: Estimate
     r2: float
@@ -171,7 +175,8 @@ def fit_bits_per_param(n_params: Sequence[float], capacity_bits: Sequence[float]
 
 @dataclass
 class CapacitySweep:
-    """The rows of :func:`capacity_sweep` (one per trained model) and the derived plateaus and fit."""
+    """The rows of :func:`capacity_sweep` (one per trained model) and the derived plateaus and fit (the capacity
+    sweep of Sec. 5 of [P01])."""
 
     rows: list[dict[str, Any]]
 

@@ -24,7 +24,8 @@ __all__ = ["TrainConfig", "fit_to_plateau", "make_model", "plateau_reached"]
 def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_head: int = 2, seed: int = 0) -> TinyGPT:
     """A GPT-2-style TinyGPT (pre-LN, learned positions, GELU MLP, tied embeddings) coding V = ``vocab_size`` tokens:
     its vocabulary has V + 1 ids (the last is the begin-of-sequence marker) and its window is ``seq_len`` (S).
-    Every size is an int (bools are refused): ``n_layer``, ``d_model``, ``seq_len``, ``n_head`` >= 1, ``vocab_size`` >= 2."""
+    Every size is an int (bools are refused): ``n_layer``, ``d_model``, ``seq_len``, ``n_head`` >= 1,
+    ``vocab_size`` >= 2. A small stand-in for the GPT-style models whose capacity [P01] measures."""
     n_layer, d_model = int_at_least(n_layer, "n_layer", 1), int_at_least(d_model, "d_model", 1)
     vocab_size, seq_len = int_at_least(vocab_size, "vocab_size", 2), int_at_least(seq_len, "seq_len", 1)
     n_head = int_at_least(n_head, "n_head", 1)
@@ -42,7 +43,8 @@ class TrainConfig:
     ``max(min_delta_bits, rel_tol * learnt)`` bits/token, ``learnt = log2 V - loss`` being the bits per token the
     model has learnt so far (so ``rel_tol`` is a tolerance relative to the memorised bits). On a plateau the learning
     rate is multiplied by ``lr_decay`` and the window restarts, ``n_decays`` times; the next plateau ends training.
-    No plateau is declared before ``min_epochs`` passes over the data, and training stops after ``max_steps``."""
+    No plateau is declared before ``min_epochs`` passes over the data, and training stops after ``max_steps``.
+    Our protocol for the "trained to saturation" that the capacity measurement of [P01] requires."""
 
     lr: float = 3e-3
     batch_size: int = 128
@@ -82,7 +84,8 @@ def plateau_reached(loss_bits: Sequence[float], *, vocab_size: int, patience: in
     """The stopping rule of :func:`fit_to_plateau` (see :class:`TrainConfig`): given the train loss in bits/token at
     successive checks (``loss_bits``, oldest first, all at the current learning rate), True iff there are more than
     ``patience`` checks and the last ``patience`` of them gained less than ``max(min_delta_bits, rel_tol * learnt)``,
-    ``learnt = log2(vocab_size) - loss_bits[-1]`` (clamped at 0)."""
+    ``learnt = log2(vocab_size) - loss_bits[-1]`` (clamped at 0). It decides when a model counts as saturated for
+    the capacity measurement of [P01]."""
     if patience < 1:
         raise ValueError(f"patience must be >= 1, got {patience}")
     if not isinstance(vocab_size, int) or vocab_size < 2:

@@ -40,7 +40,7 @@ Policy = Callable[[np.ndarray], np.ndarray]  # obs (B, n) float32 -> actions (B,
 
 
 def mc_starts(n: int = 100) -> np.ndarray:
-    """The paper's evaluation protocol: ``n`` equidistant start positions ``x0`` in ``[-0.6, -0.4]`` (v0 = 0)."""
+    """[P10]'s evaluation protocol: ``n`` equidistant start positions ``x0`` in ``[-0.6, -0.4]`` (v0 = 0)."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     return np.linspace(-0.6, -0.4, n)
@@ -98,6 +98,8 @@ def _mc_step(x: np.ndarray, v: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, n
 def mc_rollout(policy: Policy | Any, x0: Any, *, max_steps: int = MC_MAX_STEPS, record: bool = False) -> dict[str, Any]:
     """Run deterministic episodes of MountainCarContinuous-v0 from every ``x0`` (v0 = 0) in one batch.
 
+    The Mountain Car environment of [P10] (a numpy copy of gymnasium's), used for training and all evaluation.
+
     Reward per step ``r = 100 [x >= 0.45 and v >= 0] - 0.1 a^2``; an episode ends at the goal or after ``max_steps``.
     Returns a dict with ``returns`` (B,), ``steps`` (B,) (steps taken), ``success`` (B,) and, if ``record``, the
     trajectories ``xs``/``vs``/``actions`` of shape (T, B). ``x0`` must lie on the track [-1.2, 0.6] and ``policy``
@@ -144,6 +146,8 @@ def _angle_normalize(th: np.ndarray) -> np.ndarray:
 
 def pendulum_rollout(policy: Policy | Any, theta0: Any, thetadot0: Any, *, max_steps: int = PENDULUM_MAX_STEPS) -> dict[str, Any]:
     """Run deterministic Pendulum-v1 episodes (g = 10) from every ``(theta0, thetadot0)`` in one batch.
+
+    The Pendulum-v1 environment of [P10]'s second benchmark (evaluated on a grid of initial states).
 
     Cost per step ``angle(theta)^2 + 0.1 thetadot^2 + 0.001 u^2``, reward = -cost, ``max_steps`` steps (no early end).
     Returns ``{"returns": (B,)}``. ``policy`` as in :func:`mc_rollout` (a callable or an object with ``act``).

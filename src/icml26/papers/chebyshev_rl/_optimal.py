@@ -95,6 +95,8 @@ def _check_starts(x0: Any) -> np.ndarray:
 def optimal_gains(x0: Any, *, fine: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-start gains ``(k, c)`` of Eq. (A2) and the resulting returns, by grid search on the exact dynamics.
 
+    Eq. (A2) is our derivation (see module), not [P10]'s closed form; it seeds the reference optimum of [P10]'s regret.
+
     ``fine=False`` uses a coarse grid (for quick checks; returns are then slightly lower). Results are cached.
     """
     x = _check_starts(x0)
@@ -124,6 +126,8 @@ def _optimal_params_cached(x0: tuple[float, ...], fine: bool, use_table: bool) -
 def optimal_params(x0: Any, *, fine: bool = True, use_table: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Per-start parameters ``(k1, e_th, k2, c)`` of the reference optimum Eq. (A3) (rows) and its returns R*(x0).
 
+    Eq. (A3) is our derivation standing in for [P10]'s analytical optimal policy (its closed form was not read).
+
     For the paper's 100 evaluation starts the tabulated search result is used (``use_table=False`` re-runs the
     search: about a second per start); other starts are searched. ``fine=False``: coarse search (quick checks).
     The returns are always simulated on the exact dynamics. Results are cached.
@@ -134,18 +138,27 @@ def optimal_params(x0: Any, *, fine: bool = True, use_table: bool = True) -> tup
 
 
 def optimal_mountain_car_return(x0: Any, *, fine: bool = True) -> np.ndarray:
-    """The reference optimal return ``R*(x0)`` of MountainCarContinuous-v0 from ``(x0, v=0)`` (Eq. A3, see module)."""
+    """The reference optimal return ``R*(x0)`` of MountainCarContinuous-v0 from ``(x0, v=0)`` (Eq. A3, see module).
+
+    Our derived stand-in for the analytical optimum of [P10] (Sec. "Optimal Policy"), the baseline of its regret.
+    """
     return optimal_params(x0, fine=fine)[1]
 
 
 def optimal_mountain_car_policy(x0: float, *, fine: bool = True) -> Callable[[np.ndarray], np.ndarray]:
-    """The reference optimal feedback law for the start ``x0``: ``obs (B, 2) -> a (B, 1)`` by Eq. (A3)."""
+    """The reference optimal feedback law for the start ``x0``: ``obs (B, 2) -> a (B, 1)`` by Eq. (A3).
+
+    Eq. (A3) is our derivation standing in for [P10]'s analytical optimal policy (its closed form was not read).
+    """
     P, _ = optimal_params([x0], fine=fine)
     return lambda obs: eq_a3(np.atleast_2d(obs), P[0])
 
 
 def policy_returns(policy: Any, starts: Any) -> np.ndarray:
-    """Deterministic returns of ``policy`` (an object with ``act`` or a callable ``obs (B, 2) -> (B, 1)``)."""
+    """Deterministic returns of ``policy`` (an object with ``act`` or a callable ``obs (B, 2) -> (B, 1)``).
+
+    The per-start returns ``R_pi(x0)`` that enter [P10]'s regret (see :func:`regret`).
+    """
     return mc_rollout(policy, _check_starts(starts))["returns"]  # mc_rollout accepts both (its _as_action_fn)
 
 

@@ -187,6 +187,8 @@ class ChebyshevPolicy:
 class MLPPolicy:
     """The neural-net baseline: ``n-64-64-m`` tanh MLP, output clipped to the action box (4,417 parameters for MC).
 
+    The MLP 2-64-64-1 policy that [P10]'s Chebyshev policies replace as a drop-in (claims mlp_gap, regret_ratio).
+
     Args:
         obs_dim, action_dim: input / output sizes; ``hidden``: hidden widths; ``seed``: initialisation seed
         (PyTorch's default uniform(+-1/sqrt(fan_in)) initialisation, drawn with numpy);

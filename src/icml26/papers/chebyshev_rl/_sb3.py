@@ -110,6 +110,8 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
     """Train PPO (SB3) with a ``"chebyshev"`` (degree ``degree``) or ``"mlp"`` (64-64, tanh) actor-critic on the real
     gymnasium environment; returns ``(model, act)`` with ``act: obs (B, n) -> deterministic actions (B, m)``.
 
+    The PPO trainer of [P10]'s CH-PPO and MLP-PPO agents (the Chebyshev actor as a drop-in custom policy).
+
     ``hyper`` (default :data:`CH_PPO_HP`, the authors' CH-PPO settings) is passed to SB3's PPO;
     ``hyper["n_steps"]`` is the number of transitions per update, split over ``n_envs`` parallel copies of the
     environment (4 by default: the same 2048 transitions per update as the authors' single env, 4x faster here).

@@ -24,7 +24,10 @@ ENVS = ("mc", "pendulum")
 @dataclass
 class TrainLog:
     """What a trainer records: environment steps actually used (may exceed the budget by less than one update) and
-    the mean training return per update."""
+    the mean training return per update.
+
+    The training log of [P10]'s ARS and REINFORCE agents (:func:`ars`, :func:`reinforce`).
+    """
 
     steps: int = 0
     returns: list[float] = field(default_factory=list)
@@ -112,6 +115,8 @@ def ars(policy: Any, *, env: str = "mc", total_steps: int, n_delta: int = 4, n_t
 def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes: int = 8, lr: float = 0.01,
               exploration_std: float | None = None, seed: int | np.random.Generator | None = 0) -> TrainLog:
     """REINFORCE (Williams 1992) with a Gaussian policy ``N(mu_theta(s), sigma^2)`` and a mean-return baseline.
+
+    The policy-gradient trainer of [P10]'s CH-REINFORCE and MLP-REINFORCE agents.
 
     ``mu_theta`` is the policy's pre-clipping output (Chebyshev: ``C phi(z)``; MLP: the network), ``sigma`` =
     ``exploration_std`` (default: the policy's own ``exploration_std``, else 0.5) in normalised action units.

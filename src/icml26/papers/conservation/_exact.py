@@ -17,7 +17,8 @@ Number = int | Fraction
 
 
 class LogPoly:
-    """An element ``Σ_k a_k ℓ^k`` of ``Q[ℓ, ℓ⁻¹]``, ``ℓ = ln 3``, with rational ``a_k`` (immutable)."""
+    """An element ``Σ_k a_k ℓ^k`` of ``Q[ℓ, ℓ⁻¹]``, ``ℓ = ln 3``, with rational ``a_k`` (immutable): the exact numbers
+    of the gating-rate computation for [P04] Thms 4.5-4.7 (the Thm 4.7 counterexample has logits ``(0, ln 3)``)."""
 
     __slots__ = ("_c",)
 
@@ -115,7 +116,7 @@ def _exp(z: LogPoly) -> Fraction:
 @dataclass(frozen=True)
 class GatingRate:
     """Exact quantities at one point: ``gates`` g_e, ``dL_dz`` ∂L/∂z_e, ``loss`` L, and ``rate`` = d/dt Σ_e W[e, :]
-    under gradient flow (a ``d``-vector, zero for a conservation law)."""
+    under gradient flow (a ``d``-vector, zero for a conservation law), the router-row law of [P04] Thms 4.5-4.7."""
 
     gates: tuple[Fraction, ...]
     dL_dz: tuple[LogPoly, ...]

@@ -130,8 +130,9 @@ def shift_router_(moe: MoE, c: Tensor) -> None:
 
 
 def scale_rmsnorm_(norm: RMSNorm, consumers: Sequence[nn.Linear], s: Tensor) -> None:
-    """``γ_i ↦ s_i γ_i`` and input channel ``i`` of every consumer ``↦ / s_i`` (the RMSNorm scale symmetry; the law
-    is :func:`rmsnorm_laws`). ``consumers``: every ``nn.Linear`` reading the norm's output; ``s``: ``(d,)``, nonzero."""
+    """``γ_i ↦ s_i γ_i`` and input channel ``i`` of every consumer ``↦ / s_i`` (the RMSNorm scale symmetry, the note's
+    extension of [P04] Sec. 4; the law is :func:`rmsnorm_laws`). ``consumers``: every ``nn.Linear`` reading the
+    norm's output; ``s``: ``(d,)``, nonzero."""
     _check_module(norm, RMSNorm, "norm")
     d = norm.weight.shape[0]
     s = _check_tensor(s, "s", (d,))

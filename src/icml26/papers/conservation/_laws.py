@@ -78,8 +78,8 @@ def relu_mlp_laws(mlp: MLP) -> Tensor:
 
 
 def head_matrices(attn: Attention, which: str) -> Tensor:
-    """Per-head paper matrices ``(n_head, d[+1], d_h)``: ``W_Q``, ``W_K`` or ``W_V`` (bias as an extra row), or
-    ``(n_head, d_h, d)`` for ``W_O`` (``which`` in ``"q"``, ``"k"``, ``"v"``, ``"o"``)."""
+    """Per-head matrices of [P04] Thms 4.3-4.4 ``(n_head, d[+1], d_h)``: ``W_Q``, ``W_K`` or ``W_V`` (bias as an
+    extra row), or ``(n_head, d_h, d)`` for ``W_O`` (``which`` in ``"q"``, ``"k"``, ``"v"``, ``"o"``)."""
     _check_module(attn, Attention, "attn")
     h = attn.n_head
     if which in ("q", "k", "v"):

@@ -45,7 +45,8 @@ class NormalizedSigmoidMoE(MoE):
 
 
 def use_sigmoid_gating_(model: TinyGPT) -> None:
-    """Swap every softmax MoE of ``model`` for a :class:`NormalizedSigmoidMoE` with the same weights (in place)."""
+    """Swap every softmax MoE of ``model`` for a :class:`NormalizedSigmoidMoE` with the same weights (in place), to
+    test [P04] Thm 4.7 (normalised-sigmoid gating)."""
     if not isinstance(model, TinyGPT):
         raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
     for blk in model.blocks:
@@ -118,7 +119,8 @@ def model_laws(model: TinyGPT) -> dict[str, Tensor]:
 
 
 def model_controls(model: TinyGPT) -> dict[str, Tensor]:
-    """Look-alike quantities that are *not* conserved (negative controls), keyed like :func:`model_laws`.
+    """Look-alike quantities that are *not* conserved (negative controls for the laws of [P04]), keyed like
+    :func:`model_laws`.
 
     ``attn.qk_full_rope``: the full ``W_Q^T W_Q − W_K^T W_K`` under RoPE (Thm 4.4 keeps only its 2×2 block traces);
     ``mlp.gate``: ``‖B[:, i]‖² − ‖C[i, :]‖²`` of a SwiGLU/GeGLU MLP (the gate carries no law, Thm 4.2);

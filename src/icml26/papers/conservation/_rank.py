@@ -75,7 +75,8 @@ class TwoLayerNet:
 
 
 def per_sample_jacobian(net: TwoLayerNet, X: Tensor) -> Tensor:
-    """The stacked Jacobian ``∂f_j(x_n)/∂θ`` of shape ``(N·c, D)``, ``θ = (W, U[, B])`` flattened."""
+    """The stacked Jacobian ``∂f_j(x_n)/∂θ`` of shape ``(N·c, D)``, ``θ = (W, U[, B])`` flattened (the matrix whose
+    co-rank bounds the number of laws in the rank test for [P04] Thm 4.1)."""
     if not isinstance(X, Tensor) or X.ndim != 2 or X.shape[1] != net.W.shape[0]:
         raise ValueError(f"X must be (N, {net.W.shape[0]}), got {getattr(X, 'shape', type(X).__name__)}")
     if not torch.isfinite(X).all():
@@ -91,8 +92,9 @@ def per_sample_jacobian(net: TwoLayerNet, X: Tensor) -> Tensor:
 
 @dataclass(frozen=True)
 class CorankResult:
-    """``corank = D − rank J``; ``sv_ratio``: the smallest singular value kept as nonzero over the largest (the
-    margin of the decision), ``gap``: the first singular value counted as zero over the largest (0 if none)."""
+    """The outcome of the rank test for [P04] Thm 4.1: ``corank = D − rank J``; ``sv_ratio``: the smallest singular
+    value kept as nonzero over the largest (the margin of the decision), ``gap``: the first singular value counted as
+    zero over the largest (0 if none)."""
 
     n_params: int
     rank: int
@@ -129,10 +131,11 @@ def law_corank(net: TwoLayerNet, *, n_samples: int | None = None, seed: int = 0,
 
 
 def expected_corank(activation: str, *, d: int, m: int, c: int = 1) -> int:
-    """Closed-form co-rank at generic parameters: GELU/SiLU/tanh 0 (tanh's sign flips are discrete: no law), ReLU
-    ``m`` and SwiGLU ``m`` (one rescaling per unit), linear ``m(d + c) − r(d + c − r)`` with ``r = min(m, d, c)`` (the
-    dimension of the rank-``r`` matrices; ``m²`` when ``m <= min(d, c)``). ``d`` (input dim), ``m`` (hidden units)
-    and ``c`` (outputs) must be ints >= 1, as :meth:`TwoLayerNet.random` requires."""
+    """Closed-form co-rank at generic parameters (the oracles of the rank test for [P04] Thm 4.1): GELU/SiLU/tanh 0
+    (tanh's sign flips are discrete: no law), ReLU ``m`` and SwiGLU ``m`` (one rescaling per unit), linear
+    ``m(d + c) − r(d + c − r)`` with ``r = min(m, d, c)`` (the dimension of the rank-``r`` matrices; ``m²`` when
+    ``m <= min(d, c)``). ``d`` (input dim), ``m`` (hidden units) and ``c`` (outputs) must be ints >= 1, as
+    :meth:`TwoLayerNet.random` requires."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
     d, m, c = int_at_least(d, "d", 1), int_at_least(m, "m", 1), int_at_least(c, "c", 1)

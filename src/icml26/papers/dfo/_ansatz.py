@@ -24,7 +24,11 @@ def _as_points(x: np.ndarray) -> np.ndarray:
 
 
 class Ansatz:
-    """Interface of a parametrisation: ``n_params``, ``derivatives``, ``jacobian`` (all float64)."""
+    """Interface of a parametrisation: ``n_params``, ``derivatives``, ``jacobian`` (all float64).
+
+    The nonlinear parametrisation ``u(x; theta)`` that [P14]'s Dirac-Frenkel dynamics evolve (its Jacobian J enters
+    the residual ``||J theta_dot - F||``). float32 ``theta`` / ``x`` are promoted: results are float64.
+    """
 
     n_units: int
 
@@ -66,6 +70,9 @@ def _check_order(order: int) -> None:
 @dataclass(frozen=True)
 class GaussianSum(Ansatz):
     """``u(x; theta) = sum_i c_i exp(-(x - b_i)^2 / (2 exp(2 s_i)))``, theta = (c_1..c_m, b_1..b_m, s_1..s_m).
+
+    A sum-of-Gaussians ansatz for our test problems of [P14]'s claims (the abstract names no ansatz); float64 results,
+    also for float32 input.
 
     The width is ``w_i = exp(s_i) > 0``. Two units with equal (b, s) give identical columns (an exact nullspace);
     ``c_i = 0`` makes the b_i and s_i columns vanish (the "vanishing amplitude" singularity).
@@ -110,6 +117,9 @@ class GaussianSum(Ansatz):
 @dataclass(frozen=True)
 class TanhNetwork(Ansatz):
     """``u(x; theta) = c_0 + sum_i c_i tanh(w_i (x - b_i))``, theta = (c_0, c_1..c_m, w_1..w_m, b_1..b_m).
+
+    A small tanh-network ansatz for our test problems of [P14]'s claims (the abstract names no ansatz); float64
+    results, also for float32 input.
 
     A one-hidden-layer tanh network with a bias on the output. Duplicated units give identical columns;
     ``c_i = 0`` makes the w_i and b_i columns vanish.

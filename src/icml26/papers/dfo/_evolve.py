@@ -17,13 +17,18 @@ class BlowUp(ArithmeticError):
     """A Runge-Kutta stage of :func:`evolve` reached non-finite parameters, Jacobian or right-hand side (or its SVD
     did not converge).
 
+    The numerical blow-up counted by our test of [P14]'s robustness claim (singular and near-singular regimes).
+
     Only this (a numerical blow-up during the integration) ends an integration with ``blew_up=True``; argument
     errors (bad ``reg``, an ``rhs`` of the wrong shape or non-finite at ``theta0``) raise before the first step.
     """
 
 
 class PDERhs(Protocol):
-    """A PDE ``u_t = f(x, u, u_x, ...)``: ``order`` (highest x-derivative f needs) and ``f(derivs, x, t)``."""
+    """A PDE ``u_t = f(x, u, u_x, ...)``: ``order`` (highest x-derivative f needs) and ``f(derivs, x, t)``.
+
+    Supplies the right-hand side F of [P14]'s instantaneous residual ``||J theta_dot - F||``.
+    """
 
     order: int
 
@@ -33,6 +38,9 @@ class PDERhs(Protocol):
 @dataclass(frozen=True)
 class Trajectory:
     """The result of :func:`evolve`.
+
+    The parameter trajectory of [P14]'s Dirac-Frenkel(-Onsager) dynamics with the diagnostics of its claims (residual
+    minimisation, total variation of the velocity). The arrays are float64, also for a float32 ``theta0`` / ``x``.
 
     Attributes:
         t: (K+1,) times reached.
@@ -67,7 +75,11 @@ class Trajectory:
 
 
 def total_variation(velocity: np.ndarray) -> float:
-    """Discrete total variation ``sum_k ||v_{k+1} - v_k||_2`` of a (K, p) sequence of velocities."""
+    """Discrete total variation ``sum_k ||v_{k+1} - v_k||_2`` of a (K, p) sequence of velocities.
+
+    Our measure of [P14]'s "temporally smooth parameter evolution" claim. Returns a Python float (computed in
+    float64, also for float32 input).
+    """
     v = np.asarray(velocity, dtype=np.float64)
     if v.ndim != 2:
         raise ValueError(f"velocity must be a (K, p) array, got shape {v.shape}")

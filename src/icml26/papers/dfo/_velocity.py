@@ -23,6 +23,8 @@ METHODS: tuple[str, ...] = ("lstsq", "tsvd", "tikhonov", "dfo")
 class VelocityInfo:
     """Diagnostics of one velocity solve.
 
+    The residuals that [P14]'s residual-minimisation claim compares (DF objective, least-squares and truncated minima).
+
     Attributes:
         residual: ``||J theta_dot - F||_2`` of the returned velocity (the DF objective).
         residual_min: ``min_eta ||J eta - F||_2`` computed at machine precision (the least-squares minimum).
@@ -79,7 +81,11 @@ def velocity_and_info(
     reg: float | None = None,
     history: np.ndarray | None = None,
 ) -> tuple[np.ndarray, VelocityInfo]:
-    """Like :func:`dirac_frenkel_velocity`, and also return the residual diagnostics (:class:`VelocityInfo`)."""
+    """Like :func:`dirac_frenkel_velocity`, and also return the residual diagnostics (:class:`VelocityInfo`).
+
+    The [P14] Dirac-Frenkel / DFO velocity (our reconstruction from the abstract); the velocity is float64, also for
+    float32 ``J`` / ``F``.
+    """
     J, F = _check_inputs(J, F)
     n, p = J.shape
     if method not in METHODS:
@@ -166,7 +172,7 @@ def dirac_frenkel_velocity(
         history: (p,) history variable m for ``dfo`` (None: zero, i.e. the tsvd velocity); ignored otherwise.
 
     Returns:
-        The (p,) float64 velocity.
+        The (p,) float64 velocity (float32 ``J`` / ``F`` are promoted).
 
     Raises:
         ValueError: shapes that disagree, non-finite entries, a negative ``tol`` / ``reg``, an unknown ``method``.

@@ -52,7 +52,8 @@ def _evaluate(d: tuple[int, int, int], ops: tuple[str, str]) -> int:
 
 @dataclass(frozen=True)
 class CountdownInstance:
-    """One problem: ``digits`` (three of 1-9), ``target`` (0-99) and every correct completion (sorted strings)."""
+    """One CountDown-3 problem of [P32]'s tiny-model check: ``digits`` (three of 1-9), ``target`` (0-99) and every
+    correct completion (sorted strings)."""
 
     digits: tuple[int, int, int]
     target: int
@@ -79,8 +80,8 @@ def _solutions(digits: tuple[int, int, int], target: int) -> tuple[str, ...]:
 
 
 def make_instances(n: int, *, seed: int | np.random.Generator | None = 0, exclude: set[str] | None = None) -> list[CountdownInstance]:
-    """``n`` distinct instances: random digits, the target = value of a uniformly random expression (kept if 0..99);
-    prompts in ``exclude`` are skipped (to hold out a test set)."""
+    """``n`` distinct CountDown-3 instances for [P32]'s CountDown experiments: random digits, the target = value of a
+    uniformly random expression (kept if 0..99); prompts in ``exclude`` are skipped (to hold out a test set)."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     g = make_rng(seed)
@@ -104,7 +105,8 @@ def make_instances(n: int, *, seed: int | np.random.Generator | None = 0, exclud
 
 
 def verify(instance: CountdownInstance, completion: str) -> bool:
-    """The verifier: ``completion`` is ``d∘d∘d`` using exactly ``instance.digits`` and evaluates to the target."""
+    """The verifier (the verifiable reward r̂ of [P32] on CountDown): ``completion`` is ``d∘d∘d`` using exactly
+    ``instance.digits`` and evaluates to the target."""
     if len(completion) != COMPLETION_LEN:
         return False
     ds, ops = completion[0::2], completion[1::2]
@@ -117,19 +119,19 @@ def verify(instance: CountdownInstance, completion: str) -> bool:
 
 
 def encode_prompt(instance: CountdownInstance) -> list[int]:
-    """Token ids of the prompt (length ``PROMPT_LEN``)."""
+    """Token ids of the prompt (length ``PROMPT_LEN``): a tokenisation helper for [P32]'s CountDown experiments."""
     return [_ID[c] for c in instance.prompt]
 
 
 def decode(ids: object) -> str:
-    """Token ids -> text."""
+    """Token ids -> text (a helper for [P32]'s CountDown experiments)."""
     return "".join(VOCAB[int(i)] for i in np.asarray(ids).ravel())
 
 
 def sft_targets(instances: list[CountdownInstance], *, zipf: float = 1.5, seed: int | np.random.Generator | None = 0) -> np.ndarray:
     """SFT sequences (n, PROMPT_LEN + COMPLETION_LEN): each instance with one correct completion drawn with weights
     ∝ rank^(−``zipf``) over its solutions in sorted order (a consistent house style): a base model with a skewed
-    distribution over the correct answers (the regime where RL sharpens)."""
+    distribution over the correct answers (the regime where RL sharpens, [P32]'s selection bias)."""
     g = make_rng(seed)
     rows = []
     for inst in instances:

@@ -35,7 +35,7 @@ __all__ = ["GRPOHistory", "LMConfig", "evaluate", "grpo_train", "make_model", "s
 
 @dataclass(frozen=True, kw_only=True)
 class LMConfig:
-    """The tiny model: a TinyGPT over the 14-token CountDown vocabulary."""
+    """The tiny model of [P32]'s CountDown check: a TinyGPT over the 14-token CountDown vocabulary."""
 
     n_layer: int = 2
     n_head: int = 2
@@ -47,7 +47,7 @@ class LMConfig:
 
 
 def make_model(cfg: LMConfig, *, seed: int) -> TinyGPT:
-    """A freshly initialised TinyGPT (weights from ``seed``)."""
+    """A freshly initialised TinyGPT (weights from ``seed``), the policy of [P32]'s CountDown experiments."""
     return TinyGPT(cfg.gpt(), seed=seed)
 
 
@@ -58,7 +58,10 @@ def _completion_loss(model: TinyGPT, seqs: torch.Tensor) -> torch.Tensor:
 
 def sft(model: TinyGPT, instances: list[CountdownInstance], *, steps: int, lr: float = 3e-3, batch_size: int = 64,
         zipf: float = 1.5, seed: int = 0) -> list[float]:
-    """Supervised fine-tuning on skewed correct demonstrations (:func:`sft_targets`); returns the loss per step."""
+    """Supervised fine-tuning on skewed correct demonstrations (:func:`sft_targets`); returns the loss per step.
+
+    Builds the SFT base policy π_base of [P32]'s CountDown experiments.
+    """
     if not instances:
         raise ValueError("instances must be non-empty")
     seqs = torch.from_numpy(sft_targets(instances, zipf=zipf, seed=seed))
@@ -70,7 +73,8 @@ def sft(model: TinyGPT, instances: list[CountdownInstance], *, steps: int, lr: f
 @torch.no_grad()
 def sample(model: TinyGPT, prompts: torch.Tensor, *, n: int, generator: torch.Generator, temperature: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
     """Draw ``n`` completions per prompt. Returns the token ids (B·n, COMPLETION_LEN) and their sequence
-    log-probabilities log π(y|x) = Σ_t log π(y_t | x, y_<t) (B·n,) at temperature 1."""
+    log-probabilities log π(y|x) = Σ_t log π(y_t | x, y_<t) (B·n,) at temperature 1 (the ℓ_i = log π_old(y_i|x)
+    of [P32]'s Eq. (6) when drawn from π_old)."""
     if prompts.ndim != 2 or prompts.shape[1] != PROMPT_LEN:
         raise ValueError(f"prompts must be (B, {PROMPT_LEN}), got {tuple(prompts.shape)}")
     if not isinstance(n, numbers.Integral) or n < 1:
@@ -87,7 +91,8 @@ def sample(model: TinyGPT, prompts: torch.Tensor, *, n: int, generator: torch.Ge
 
 
 def sequence_logp(model: TinyGPT, prompts: torch.Tensor, completions: torch.Tensor) -> torch.Tensor:
-    """log π_θ(y|x) with gradients: the sum of the completion tokens' log-probabilities (B,)."""
+    """log π_θ(y|x) with gradients: the sum of the completion tokens' log-probabilities (B,) (the sequence-level
+    log-probability of [P32]'s GRPO loss)."""
     seqs = torch.cat([prompts, completions], dim=1)
     logits = model(seqs[:, :-1])[:, PROMPT_LEN - 1 :]
     return F.log_softmax(logits, dim=-1).gather(2, completions.unsqueeze(-1)).squeeze(-1).sum(dim=1)
@@ -151,7 +156,7 @@ def grpo_train(base: TinyGPT, instances: list[CountdownInstance], transform: Adv
 def evaluate(model: TinyGPT, instances: list[CountdownInstance], *, n: int = 32, ks: tuple[int, ...] = (1, 16),
              seed: int = 0) -> dict[str, np.ndarray]:
     """Per held-out prompt: unbiased pass@k from ``n`` samples for each k in ``ks`` and the number of distinct
-    correct completions among the n samples."""
+    correct completions among the n samples (the held-out Pass@k and diversity metrics of [P32]'s CountDown claims)."""
     if not instances:
         raise ValueError("instances must be non-empty")
     gen = torch.Generator().manual_seed(int(seed))

@@ -64,7 +64,8 @@ def check_correct(correct: object, shape: tuple[int, ...], name: str = "correct"
 
 
 def pass_at_k(n: int | np.ndarray, c: int | np.ndarray, k: int) -> float | np.ndarray:
-    """Unbiased pass@k estimate from ``n`` samples of which ``c`` are correct: 1 − C(n−c, k) / C(n, k).
+    """Unbiased pass@k estimate from ``n`` samples of which ``c`` are correct: 1 − C(n−c, k) / C(n, k) (the Pass@k
+    metric of [P32]'s experiments; the unbiased estimator of Chen et al. 2021).
 
     Computed as 1 − Π_{i=n−c+1}^{n} (1 − k/i) (no large binomials). ``n`` and ``c`` may be arrays of equal shape
     (one entry per prompt); ``k`` is an int with 1 <= k <= n.
@@ -93,7 +94,8 @@ def pass_at_k(n: int | np.ndarray, c: int | np.ndarray, k: int) -> float | np.nd
 def categorical_pass_at_k(policy: object, correct: object, k: int) -> float | np.ndarray:
     """Closed-form pass@k = 1 − (1 − π(C))^k of a categorical policy π (``policy``) with correct set C (``correct``).
 
-    A 2-D ``policy`` (one prompt per row) returns one value per row.
+    A 2-D ``policy`` (one prompt per row) returns one value per row. The Pass@k of [P32]'s tabular study; float32
+    input is computed and returned in float64.
     """
     k = _check_int(k, "k", 1)
     p = check_policy(policy)
@@ -104,7 +106,11 @@ def categorical_pass_at_k(policy: object, correct: object, k: int) -> float | np
 
 
 def expected_distinct_correct(policy: object, correct: object, k: int) -> float | np.ndarray:
-    """Closed-form expected number of distinct correct answers among k samples: Σ_{i∈C} 1 − (1 − π_i)^k."""
+    """Closed-form expected number of distinct correct answers among k samples: Σ_{i∈C} 1 − (1 − π_i)^k.
+
+    A diversity measure for [P32]'s collapse claim (the toy's analogue of distinct correct answers on CountDown);
+    float32 input is computed and returned in float64.
+    """
     k = _check_int(k, "k", 1)
     p = check_policy(policy)
     c = check_correct(correct, p.shape)
@@ -116,8 +122,8 @@ def variant_pass_at_k(policy: object, correct: object, k: int, *, keep_prob: flo
     """Exact pass@k on held-out variants: each correct answer stays correct with probability ``keep_prob`` (q).
 
     pass@k_q = 1 − Σ_{S⊆C} q^{|S|}(1 − q)^{|C|−|S|}(1 − π(S))^k, summed exactly over the 2^{|C|} subsets (|C| <= 16).
-    With q = 1 it equals :func:`categorical_pass_at_k`. (Our diversity-sensitive pass@k for the exact toy; see the
-    package card.)
+    With q = 1 it equals :func:`categorical_pass_at_k`. (Our diversity-sensitive pass@k for the exact toy of [P32];
+    see the package card.) Float32 input is computed and returned in float64.
     """
     k = _check_int(k, "k", 1)
     if not isinstance(keep_prob, numbers.Real) or not 0.0 <= float(keep_prob) <= 1.0:
@@ -146,7 +152,8 @@ def variant_pass_at_k(policy: object, correct: object, k: int, *, keep_prob: flo
 def correct_set_entropy(policy: object, correct: object, *, normalized: bool = True) -> float | np.ndarray:
     """Entropy (nats) of π restricted to C and renormalised, π(·|C); divided by log|C| when ``normalized``.
 
-    The diversity among correct answers that vanilla RL collapses. 0 when |C| <= 1 (normalised) or π(C) = 0.
+    The diversity among correct answers that vanilla RL collapses ([P32]'s sharpening). 0 when |C| <= 1 (normalised)
+    or π(C) = 0. Float32 input is computed and returned in float64.
     """
     p = check_policy(policy)
     c = check_correct(correct, p.shape)

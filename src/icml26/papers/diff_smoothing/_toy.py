@@ -53,7 +53,10 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ToyTasks:
-    """P prompts: ``base_probs`` (P, N) = π_base(·|x), ``correct`` (P, N) boolean masks C_x (validated)."""
+    """P prompts: ``base_probs`` (P, N) = π_base(·|x), ``correct`` (P, N) boolean masks C_x (validated).
+
+    The prompts of [P32]'s exact toy (the notes' tabular study); ``base_probs`` is stored as float64.
+    """
 
     base_probs: np.ndarray
     correct: np.ndarray
@@ -84,7 +87,8 @@ def make_toy_tasks(
     seed: int | np.random.Generator | None = 0,
 ) -> ToyTasks:
     """Draw ``n_prompts`` prompts: π_base ∝ rank^(−``zipf``) over a random order of ``n_answers`` answers, and a
-    uniformly random correct set of size U{``n_correct``} (the notes' tabular study; sizes and skew are ours)."""
+    uniformly random correct set of size U{``n_correct``} (the notes' tabular study of [P32]; sizes and skew are
+    ours)."""
     for name, v in (("n_prompts", n_prompts), ("n_answers", n_answers)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
@@ -155,7 +159,10 @@ def sampled_update(
     ref: str = "old",
     kl_coef: float = 0.0,
 ) -> np.ndarray:
-    """One sampled GRPO direction per prompt from a group of ``group_size`` answers (score-function estimator)."""
+    """One sampled GRPO direction per prompt from a group of ``group_size`` answers (score-function estimator).
+
+    The sampled counterpart of :func:`expected_update`: Eq. (6) of [P32] with group-normalised advantages.
+    """
     pi = softmax(logits)
     P, N = pi.shape
     u = rng.random((P, group_size, 1))
@@ -174,7 +181,7 @@ def sampled_update(
 
 def toy_metrics(policy: np.ndarray, tasks: ToyTasks, *, ks: tuple[int, ...], keep_prob: float) -> dict[str, float]:
     """Prompt-averaged pass@1, pass@k (train correct set), variant pass@k (``keep_prob``), E[#distinct correct] and
-    the normalised correct-set entropy, all in closed form."""
+    the normalised correct-set entropy, all in closed form (the toy metrics of [P32]'s claims)."""
     out = {"pass@1": float(np.mean(categorical_pass_at_k(policy, tasks.correct, 1))),
            "entropy_correct": float(np.mean(correct_set_entropy(policy, tasks.correct)))}
     for k in ks:
@@ -186,7 +193,8 @@ def toy_metrics(policy: np.ndarray, tasks: ToyTasks, *, ks: tuple[int, ...], kee
 
 @dataclass
 class ToyRun:
-    """The result of :func:`train_toy`: the final ``policy_`` (P, N) and ``history`` [(step, metrics), ...]."""
+    """The result of :func:`train_toy` on [P32]'s exact toy: the final ``policy_`` (P, N) and ``history``
+    [(step, metrics), ...]."""
 
     policy_: np.ndarray
     history: list[tuple[int, dict[str, float]]] = field(default_factory=list)
@@ -255,7 +263,8 @@ def kl_optimum(base: object, correct: object, *, beta: float, gamma_p: float, ga
     """The maximiser of E_π[r̃] − β·KL(π ‖ π_base) per prompt: π* ∝ π_base · exp(r̃/β), in closed form.
 
     r̃ is the verifier reward r̂ ∈ {0, 1} (γ_p = γ_n = 0: vanilla) or r_DS of Eq. (4) of [P32]:
-    r̂ − γ_p log π_base on correct, r̂ + γ_n log π_base on incorrect answers.
+    r̂ − γ_p log π_base on correct, r̂ + γ_n log π_base on incorrect answers. Float32 input is computed and returned
+    in float64.
 
     Args:
         base: π_base, (N,) or (P, N), strictly positive rows summing to 1.

@@ -62,7 +62,8 @@ def _gamma(x: object, name: str) -> float:
 
 
 def group_advantages(rewards: object, *, normalize: bool = True, eps: float = 1e-6) -> np.ndarray:
-    """GRPO advantages A_i = (r̂_i − mean_j r̂_j) / (std_j r̂_j + eps) within each group (last axis).
+    """GRPO advantages A_i = (r̂_i − mean_j r̂_j) / (std_j r̂_j + eps) within each group (last axis): the A_i of [P32]'s
+    Eq. (6) (group-normalised reward). Float32 input is computed and returned in float64.
 
     ``normalize=False`` keeps only the mean baseline (Dr.GRPO-style). std is the population std (ddof = 0).
     A group whose rewards are all equal gets A = 0.
@@ -92,6 +93,8 @@ def smoothed_advantages(
         logp: ℓ_i = log π_ref(y_i|x) (sequence log-probability, summed over tokens), same shape, <= 0.
         coef_correct, coef_incorrect: α₊, α₋.
         normalize, eps: passed to :func:`group_advantages`.
+
+    Float32 input is computed and returned in float64.
     """
     r, lp = _group_pair(rewards, logp)
     a_p, a_n = _gamma(coef_correct, "coef_correct"), _gamma(coef_incorrect, "coef_incorrect")
@@ -103,6 +106,7 @@ def differential_smoothing_reward(rewards: object, logp_base: object, *, gamma_p
     """Implements Eq. (4) of [P32]: r_DS(τ) = r̂(τ) − γ_p log π_base(τ) if r̂(τ) > 0, else r̂(τ) + γ_n log π_base(τ).
 
     ``rewards`` = r̂, ``logp_base`` = log π_base(τ) (<= 0), ``gamma_p`` = γ_p >= 0, ``gamma_n`` = γ_n >= 0.
+    Float32 input is computed and returned in float64.
     """
     r, lp = _group_pair(rewards, logp_base)
     gp, gn = _gamma(gamma_p, "gamma_p"), _gamma(gamma_n, "gamma_n")
@@ -113,7 +117,9 @@ def differential_smoothing_reward(rewards: object, logp_base: object, *, gamma_p
 
 @dataclass(frozen=True, kw_only=True)
 class AdvantageTransform:
-    """A named advantage transform over a group: ``t(rewards, logp) -> advantages`` (see the module table).
+    """A named advantage transform over a group: ``t(rewards, logp) -> advantages`` (see the module table): DS of
+    [P32]'s Eq. (6) and the vanilla / entropy-heuristic baselines it is compared with. Calling it with float32 input
+    computes and returns float64.
 
     Attributes:
         kind: ``"vanilla"``, ``"entropy_bonus"``, ``"entropy_min"`` or ``"ds"`` (differential smoothing, Eq. 6).
@@ -161,7 +167,7 @@ class AdvantageTransform:
 
 
 def vanilla(*, normalize: bool = True) -> AdvantageTransform:
-    """Plain GRPO advantages (no reward modification)."""
+    """Plain GRPO advantages (no reward modification): the vanilla-RL baseline of [P32]."""
     return AdvantageTransform(kind="vanilla", normalize=normalize)
 
 

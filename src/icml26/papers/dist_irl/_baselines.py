@@ -29,6 +29,8 @@ def _check_number(name: str, value: object, *, allow_zero: bool) -> None:
 class MaxEntIRL:
     """Finite-horizon MaxEnt IRL with one deterministic reward r_k per reward group (mean matching).
 
+    The mean-matching MaxEnt IRL baseline of [P18]'s experiments (the notes' "mean-IRL" that takes the risky route).
+
     Maximises the likelihood of the demonstrations under the soft-optimal policy
     pi_t(a|s) = exp(Q_t(s, a) - V_t(s)), Q_t = r + gamma P V_{t+1}, V_t = logsumexp_a Q_t; the gradient is the gap
     between the expert's and the policy's discounted group visitation counts (expected-return matching).
@@ -94,6 +96,8 @@ class MaxEntIRL:
 
 class BehaviourCloning:
     """Tabular behaviour cloning: pi(a|s) = (n(s, a) + alpha) / (n(s) + A alpha) (uniform where s is unseen).
+
+    The BC baseline of [P18]'s experiments.
 
     Learned: ``policy_`` (S, A).
     """

@@ -35,7 +35,10 @@ __all__ = ["DistributionalIRL", "softmax"]
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax over the last axis (at least 1-D, with at least one entry along it, else ValueError)."""
+    """Row-wise softmax over the last axis (at least 1-D, with at least one entry along it, else ValueError).
+
+    A generic helper for softmax policies (the notes' policy step of [P18]); the tabular game here does not call it.
+    """
     logits = np.asarray(logits, dtype=float)
     if logits.ndim == 0 or logits.shape[-1] == 0:
         raise ValueError(f"logits must have at least one entry along the last axis, got shape {logits.shape}")

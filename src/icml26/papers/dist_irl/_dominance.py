@@ -48,6 +48,8 @@ def _quantile_vector(x: np.ndarray | list[float], name: str) -> np.ndarray:
 def empirical_quantiles(samples: np.ndarray | list[float], n_quantiles: int) -> np.ndarray:
     """q(tau_i) of the empirical distribution of ``samples`` on the midpoint grid tau_i = (2i - 1) / (2N).
 
+    The quantile representation q_Z(tau) of [P18] for sampled returns (used by :func:`first_order_dominates`).
+
     The quantile at level tau is the order statistic Z_(floor(tau M)) (0-based), so the map from samples to
     quantiles is piecewise linear and its (sub)gradient selects one sample per level.
     """
@@ -63,6 +65,8 @@ def fsd_violation(
     risk_measure: DistortionRiskMeasure | None = None,
 ) -> float:
     """FSD violation V = sum_i w_i (q_pi(tau_i) - q_E(tau_i))_+ on a shared quantile grid (Eq. FSD violation).
+
+    The FSD violation that the reward step of [P18] minimises (DRM-weighted when ``risk_measure`` is given).
 
     Args:
         quantiles_policy: q_pi on the N-point midpoint grid (the learner's return quantiles).
@@ -88,6 +92,8 @@ def first_order_dominates(
 ) -> bool:
     """True when the empirical distribution of ``samples_a`` FSD-dominates that of ``samples_b`` (up to ``tol``).
 
+    The first-order stochastic dominance order of [P18]: A dominates B iff q_A(tau) >= q_B(tau) for all tau.
+
     ``tol`` must be a finite number >= 0 (q_a(tau) >= q_b(tau) - tol on every grid level)."""
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
         raise TypeError(f"tol must be a number, got {type(tol).__name__}")
@@ -102,6 +108,8 @@ def gaussian_mixture_quantiles(
     weights: np.ndarray, means: np.ndarray, stds: np.ndarray, taus: np.ndarray, *, iters: int = 80
 ) -> np.ndarray:
     """Quantiles of sum_k w_k N(m_k, s_k^2) at levels ``taus`` by bisection on the CDF (exact up to 2^-iters).
+
+    The quantile function q_Z of [P18] for an exact (Gaussian-mixture) return law.
 
     Components with s_k = 0 are point masses. This is the exact return distribution of a tabular MDP with Gaussian
     rewards once all trajectories are enumerated (the oracle used in tests and the claim checks).
@@ -140,6 +148,8 @@ def standardized_wasserstein(
     learned: tuple[np.ndarray, np.ndarray], true: tuple[np.ndarray, np.ndarray], *, n_grid: int = 512
 ) -> np.ndarray:
     """W1 between learned and true per-group Gaussian reward distributions after standardisation.
+
+    The reward-distribution recovery metric of the notes for [P18]'s ``reward_shape`` claim (not the paper's own).
 
     IRL rewards are identified only up to a positive affine map r -> a r + b, so each side is first standardised by
     the mean and standard deviation of its own equal-weight mixture over the compared groups; then

@@ -40,7 +40,7 @@ def _int_array(x: object, name: str, ndim: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TabularMDP:
-    """Finite-horizon tabular MDP (dynamics only; rewards are what IRL infers).
+    """Finite-horizon tabular MDP (dynamics only; rewards are what IRL infers): the tabular setting of [P18] used here.
 
     Attributes:
         transitions: P[s, a, s'] (S, A, S), entries in [0, 1], each P[s, a, :] summing to 1.
@@ -131,7 +131,7 @@ def check_policy(policy: np.ndarray, mdp: TabularMDP, name: str = "policy") -> n
 
 @dataclass(frozen=True)
 class Demonstrations:
-    """Offline demonstrations: state and action sequences only (rewards are never observed).
+    """Offline demonstrations: state and action sequences only (rewards are never observed; [P18]'s offline setting).
 
     Attributes:
         states: (N, H) ints, the states s_0..s_{H-1} of N trajectories.
@@ -170,7 +170,9 @@ class Demonstrations:
 def rollout(
     mdp: TabularMDP, policy: np.ndarray, n: int, *, start: int | None = None, seed: int | np.random.Generator | None = 0
 ) -> Demonstrations:
-    """Sample ``n`` trajectories of ``policy`` (stationary (S, A) or per-step (H, S, A)) from rho_0 or from ``start``."""
+    """Sample ``n`` trajectories of ``policy`` (stationary (S, A) or per-step (H, S, A)) from rho_0 or from ``start``.
+
+    Produces the offline demonstrations (states and actions only) of [P18]'s setting and the learner's rollouts."""
     pi = check_policy(policy, mdp)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
@@ -219,6 +221,8 @@ def exact_returns(
     mdp: TabularMDP, policy: np.ndarray, rewards: GaussianRewards, *, start: int, max_paths: int = 200_000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact return distribution from ``start`` as a Gaussian mixture (weights, means, stds) by enumerating paths.
+
+    This is the return law Z^pi whose quantiles [P18] compares, computed exactly instead of by a quantile critic.
 
     Each (state, action) path of probability p has a Gaussian return N(sum gamma^t mu_k_t, sum gamma^2t sigma_k_t^2).
     Exponential in H: for tiny MDPs only (the oracle of tests and claim checks); paths are merged when identical.

@@ -106,6 +106,8 @@ class DistortionRiskMeasure:
 class CVaR(DistortionRiskMeasure):
     """Lower-tail conditional value at risk: g(tau) = min(tau / alpha, 1); rho = mean of the worst alpha fraction.
 
+    The CVaR_alpha distortion named among the DRMs of [P18] (our benchmark's expert is CVaR_0.2-optimal).
+
     alpha = 1 is the mean; alpha -> 0 the worst case.
     """
 
@@ -128,7 +130,9 @@ class CVaR(DistortionRiskMeasure):
 
 @dataclass(frozen=True)
 class WangTransform(DistortionRiskMeasure):
-    """Wang's transform: g(tau) = Phi(Phi^-1(tau) + eta); eta > 0 is risk-averse, eta = 0 the mean."""
+    """Wang's transform: g(tau) = Phi(Phi^-1(tau) + eta); eta > 0 is risk-averse, eta = 0 the mean.
+
+    The Wang distortion named among the DRMs of [P18] (a learner distortion other than the expert's here)."""
 
     eta: float = 0.75
     name: ClassVar[str] = "wang"
@@ -149,7 +153,9 @@ class WangTransform(DistortionRiskMeasure):
 
 @dataclass(frozen=True)
 class PowerDistortion(DistortionRiskMeasure):
-    """Dual-power distortion g(tau) = 1 - (1 - tau)^xi; xi >= 1 is risk-averse (for integer xi: E[min of xi draws])."""
+    """Dual-power distortion g(tau) = 1 - (1 - tau)^xi; xi >= 1 is risk-averse (for integer xi: E[min of xi draws]).
+
+    A member of the DRM family rho_g of [P18]; the notes name CVaR, Wang and CPW, so this one is our addition."""
 
     xi: float = 2.0
     name: ClassVar[str] = "power"
@@ -164,7 +170,9 @@ class PowerDistortion(DistortionRiskMeasure):
 
 @dataclass(frozen=True)
 class Expectation(DistortionRiskMeasure):
-    """The risk-neutral DRM: g(tau) = tau, rho = E[Z] (the mean-matching special case)."""
+    """The risk-neutral DRM: g(tau) = tau, rho = E[Z] (the mean-matching special case).
+
+    In [P18]'s family of DRMs this is the identity distortion (the notes' risk-neutral "DIRL with g = identity")."""
 
     name: ClassVar[str] = "mean"
 

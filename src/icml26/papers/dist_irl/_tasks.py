@@ -28,6 +28,8 @@ NEUTRAL, SAFE, RISKY = 0, 1, 2
 class TwoRouteTask:
     """A two-route MDP with its true reward distributions and per-context bookkeeping.
 
+    Our benchmark for [P18]'s claims (the notes' risky-vs-safe route task), not one of the paper's own tasks.
+
     Attributes:
         mdp: the dynamics (2 actions; action 1 at a start state takes the risky route).
         true_rewards: the reward distributions per group (neutral, safe, risky).
@@ -90,6 +92,8 @@ def make_two_route_task(
     gamma: float = 1.0,
 ) -> TwoRouteTask:
     """Build the two-route benchmark: one context per entry of ``lengths``, uniform start distribution.
+
+    Our risky-vs-safe task for [P18]'s claims (the notes' reproduction design); the paper's tasks are not public.
 
     Args:
         lengths: route length k_c of each context (the horizon is max(k_c) + 2).

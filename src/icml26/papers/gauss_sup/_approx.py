@@ -52,6 +52,9 @@ def _check_eps(eps: object) -> float:
 def ptas_grid_size(n: int, *, eps: float) -> tuple[int, int]:
     """(N, number of allocations) the PTAS enumerates for n variables: Σ_{k ≤ min(n,N)} C(N−1, k−1), N = ⌈2/ε⌉.
 
+    The size of the grid enumeration of :func:`ptas_single` (our reconstruction of [P33]'s m = 1 PTAS; N is our
+    practical grid, not the paper's).
+
     Args:
         n: number of variables (int >= 1).
         eps: accuracy ε in (0, 1), keyword-only as in :func:`ptas_single`.

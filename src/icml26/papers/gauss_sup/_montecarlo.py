@@ -17,7 +17,10 @@ __all__ = ["MCEstimate", "mc_expected_max", "mc_expected_sum_max"]
 
 @dataclass(frozen=True)
 class MCEstimate:
-    """A Monte Carlo mean with its standard error (``value ± 1.96·stderr`` is a 95% interval)."""
+    """A Monte Carlo mean with its standard error (``value ± 1.96·stderr`` is a 95% interval).
+
+    Returned by the Monte Carlo estimates of [P33]'s objective (also for a correlated covariance Σ).
+    """
 
     value: float
     stderr: float

@@ -21,7 +21,8 @@ __all__ = ["Allocation", "equal_split", "optimal_allocation_reference", "project
 
 @dataclass(frozen=True)
 class Allocation:
-    """A variance allocation and its objective value.
+    """A variance allocation and its objective value: the output of every [P33] algorithm here (PTAS, greedy
+    buckets, reference OPT).
 
     Attributes:
         sigma: standard deviations σ_i (Σσ_i² = 1), shape (n,).
@@ -47,6 +48,8 @@ class Allocation:
 
 def project_to_sphere(x: np.ndarray) -> np.ndarray:
     """Euclidean projection onto {σ ≥ 0, ‖σ‖₂ = 1}: clip at zero and renormalise (the largest entry if none is > 0).
+
+    The feasible set of [P33]'s variance budget Σσ_i² = 1; the projection step of :func:`optimal_allocation_reference`.
 
     ``x`` must be a finite, non-empty 1-D real vector (``ValueError``/``TypeError`` naming ``x`` otherwise).
     """

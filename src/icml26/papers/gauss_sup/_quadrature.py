@@ -158,6 +158,9 @@ def expected_max(mu: object, sigma: object) -> float:
 def expected_max_and_grad(mu: object, sigma: object) -> tuple[float, np.ndarray]:
     """F(σ) = E max_i X_i and its gradient ∂F/∂σ_i (Eq. (F-grad)); one-sided (σ_i → 0⁺) where σ_i = 0.
 
+    The m = 1 objective of [P33] (abstract: E max_i X_i) with its σ-gradient, as used by the reference optimiser.
+    (F-grad) is this module's label, not a paper equation number.
+
     Args:
         mu: means μ_i, shape (n,).
         sigma: standard deviations σ_i ≥ 0, shape (n,).

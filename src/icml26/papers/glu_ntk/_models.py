@@ -148,7 +148,8 @@ class TwoLayerMLP(nn.Module):
 
 
 def count_params(*, kind: str, in_dim: int, hidden: int, out_dim: int = 1, bias: bool = False) -> int:
-    """Number of parameters of :class:`TwoLayerMLP` (closed form, no model built).
+    """Number of parameters of :class:`TwoLayerMLP` (closed form, no model built): the count that the
+    parameter-matched comparison of [P21] equalises.
 
     non-GLU: m(d + c) (+ m + c with biases); GLU: m'(2d + c) (+ 2m' + c with biases).
     """
@@ -190,7 +191,7 @@ def make_mlp(
 ) -> TwoLayerMLP:
     """A :class:`TwoLayerMLP` of ``kind`` sized against a non-GLU reference of hidden width ``width`` (= m).
 
-    A gated kind gets hidden width :func:`matched_glu_width` (``param_matched=True``, the paper's comparison) or
+    A gated kind gets hidden width :func:`matched_glu_width` (``param_matched=True``, [P21]'s comparison) or
     ``width`` itself (``param_matched=False``, equal width). ``seed`` (int or ``torch.Generator``) is required.
     """
     kind = _check_kind(kind)

@@ -51,7 +51,8 @@ def _seed(v: object) -> int:
 
 @dataclass(frozen=True)
 class RegressionTask:
-    """A regression data set: inputs ``X`` (N, d) and targets ``y`` (N,), finite floating tensors.
+    """A regression data set: inputs ``X`` (N, d) and targets ``y`` (N,), finite floating tensors (the data of [P21]'s
+    NTK and training-dynamics experiments).
 
     Raises:
         TypeError: ``X`` or ``y`` is not a floating-point tensor.
@@ -76,7 +77,8 @@ class RegressionTask:
 
 
 def gaussian_regression_task(n: int, d: int, *, noise: float = 0.1, seed: int) -> RegressionTask:
-    """The synthetic task of the authors' code: x ~ N(0, I_d), y = wᵀx + noise·ε with w ~ N(0, I_d / d), ε ~ N(0, 1)."""
+    """The synthetic task of [P21]'s experiments (authors' code): x ~ N(0, I_d), y = wᵀx + noise·ε with
+    w ~ N(0, I_d / d), ε ~ N(0, 1)."""
     _pos_int("n", n)
     _pos_int("d", d)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise) or noise < 0:
@@ -98,7 +100,8 @@ def train_regression(
     seed: int,
     zero_output: bool = True,
 ) -> np.ndarray:
-    """Mini-batch SGD on ½·mean (f(x) − y)²; returns the full-data loss before and after each epoch.
+    """Mini-batch SGD on ½·mean (f(x) − y)²; returns the full-data loss before and after each epoch (the trained
+    setting of [P21]'s training-dynamics and loss-crossing experiments).
 
     ``zero_output=True`` trains f(x) = z_θ(x) − z_θ₀(x) (the frozen initial output subtracted, the authors'
     ``ZeroOutput``), so both models start from the same loss ½·mean y². The model is trained in place.
@@ -153,6 +156,7 @@ def digits_split(
     """scikit-learn's bundled 8×8 digits (1797 × 64, 10 classes), scaled to [0, 1], stratified split by ``seed``.
 
     Returns ``(X_train, y_train, X_test, y_test)`` (float64 inputs, int64 labels). ``n_max`` keeps a stratified subset.
+    Our download-free stand-in for the image data of [P21]'s generalisation-gap experiments.
     """
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
@@ -172,7 +176,8 @@ def digits_split(
 
 @dataclass(frozen=True)
 class ClassifierHistory:
-    """Per-epoch cross-entropy (nats) and accuracy on the train and test sets; index 0 = at initialisation."""
+    """Per-epoch cross-entropy (nats) and accuracy on the train and test sets; index 0 = at initialisation (the
+    history of our scaled-down runs for the generalisation-gap claim of [P21])."""
 
     train_loss: np.ndarray
     test_loss: np.ndarray
@@ -195,7 +200,8 @@ def train_classifier(
     batch_size: int = 64,
     seed: int,
 ) -> ClassifierHistory:
-    """AdamW on the cross-entropy of ``model``'s logits (the optimiser of the authors' gap runs); trained in place."""
+    """AdamW on the cross-entropy of ``model``'s logits (the optimiser of the authors' gap runs); trained in place.
+    Trains the models of our scaled-down runs for the generalisation-gap claim of [P21]."""
     lr, epochs, batch_size = _pos_float("lr", lr), _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
     if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or weight_decay < 0:
         raise ValueError(f"weight_decay must be a float >= 0, got {weight_decay!r}")

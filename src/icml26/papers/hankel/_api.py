@@ -25,7 +25,7 @@ _SYMMETRIC = ("jpgd", "shgd")
 
 @dataclass(frozen=True)
 class HankelResult:
-    """The outcome of :func:`hankel_complete`.
+    """The outcome of :func:`hankel_complete` (the JPGD of [P03] or one of its baselines).
 
     Attributes:
         x: (n,) complex128 completed signal.
@@ -115,11 +115,11 @@ def hankel_complete(
 ) -> HankelResult:
     """Complete a spectrally sparse signal from the samples ``y[mask]`` (low-rank Hankel matrix completion).
 
-    Implements Alg. 1 of [P03] (``method="jpgd"``: Jacobi-preconditioned gradient descent on H(x) ≈ Z Zᵀ through the
-    generator x = H†(Z Zᵀ), step Z⁺ = Z − η ∇f(Z) (Zᵀ Z̄)⁻¹ / 2) and its baselines ``"shgd"``, ``"pgd"``,
-    ``"scaledgd"``, ``"fiht"``. Symbols: y ↔ ``y``, Ω ↔ ``mask``, r ↔ ``rank``, η ↔ ``eta``, p = |Ω|/n.
-    Every method starts from the same spectral initialisation (a randomized truncated SVD of H(p⁻¹ P_Ω y), seeded by
-    ``seed``) and costs O(r n log n) per iteration (FFT products; no n1 × n2 matrix is formed).
+    Implements [P03]'s method as we reconstruct it from the abstract (``method="jpgd"``: Jacobi-preconditioned
+    gradient descent on H(x) ≈ Z Zᵀ through the generator x = H†(Z Zᵀ), step Z⁺ = Z − η ∇f(Z) (Zᵀ Z̄)⁻¹ / 2) and its
+    baselines ``"shgd"``, ``"pgd"``, ``"scaledgd"``, ``"fiht"``. Symbols: y ↔ ``y``, Ω ↔ ``mask``, r ↔ ``rank``, η ↔
+    ``eta``, p = |Ω|/n. Every method starts from the same spectral initialisation (a randomized truncated SVD of H(p⁻¹
+    P_Ω y), seeded by ``seed``) and costs O(r n log n) per iteration (FFT products; no n1 × n2 matrix is formed).
 
     Args:
         y: (n,) real or complex samples; entries outside ``mask`` are ignored (they may be NaN).
@@ -133,7 +133,7 @@ def hankel_complete(
         x_true: optional ground truth (experiments): the stopping rule then uses ‖x_t − x_true‖/‖x_true‖ < tol.
 
     Returns:
-        A :class:`HankelResult`.
+        A :class:`HankelResult`; its ``x`` is complex128 whatever the input dtype (complex64 or float32 included).
 
     Raises:
         ValueError: naming the argument, for a length mismatch, a non-bool mask, no observed entries, NaN/inf among the

@@ -1,9 +1,9 @@
 """FFT-based Hankel operators: the lift H, its adjoint H*, the pseudo-inverse H† and low-rank products.
 
-Conventions of [P03] (Sec. 2 of the paper; our 0-based indexing): a signal x ∈ ℂⁿ is lifted to the n1 × n2 Hankel matrix
-``H(x)[a, b] = x[a + b]`` with n1 = ⌊n/2⌋ + 1 and n1 + n2 = n + 1 (square, n1 = n2, when n is odd).
-``w[k]`` is the number of entries on the k-th anti-diagonal, so that ‖H(x)‖_F² = Σ_k w_k |x_k|² and
-H† = D⁻¹ H* with D = diag(w) (anti-diagonal averaging).
+Conventions of [P03] (as we reconstruct them from the abstract; our 0-based indexing): a signal x ∈ ℂⁿ is lifted to
+the n1 × n2 Hankel matrix ``H(x)[a, b] = x[a + b]`` with n1 = ⌊n/2⌋ + 1 and n1 + n2 = n + 1 (square, n1 = n2, when n
+is odd). ``w[k]`` is the number of entries on the k-th anti-diagonal, so that ‖H(x)‖_F² = Σ_k w_k |x_k|² and H† = D⁻¹
+H* with D = diag(w) (anti-diagonal averaging).
 
 No n1 × n2 matrix is ever formed: a product H(x) V is a correlation and H*(U Vᵀ) a sum of convolutions, both computed
 with one FFT length N ≥ n, so each costs O(r N log N) for r columns.
@@ -19,6 +19,10 @@ __all__ = ["HankelOps"]
 
 class HankelOps:
     """The Hankel operators for signals of length ``n`` (a plan: FFT length, weights, phases are precomputed).
+
+    The lift H, its adjoint H* and the pseudo-inverse H† behind the generator 𝒢(Z) = H†(Z Zᵀ) of [P03], as FFT
+    products. Dtypes: :meth:`apply` and :meth:`pinv` return complex128 also for complex64 (or float32) input;
+    :meth:`fft` and :meth:`adjoint` keep complex64.
 
     Args:
         n: the signal length n >= 3.

@@ -24,7 +24,7 @@ def make_spectral_signal(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A signal x_k = Σ_{j<r} c_j exp((2πi f_j − τ_j) k), k = 0..n−1, whose Hankel lift has rank r.
 
-    Implements the signal model of [P03] (Sec. 1: spectrally sparse signals). Symbols: n ↔ ``n``, r ↔ ``rank``,
+    Implements the signal model of [P03] (spectrally sparse signals, as in its abstract). Symbols: n ↔ ``n``, r ↔ ``rank``,
     f_j ↔ ``freqs``, c_j ↔ ``amps``, κ ↔ ``kappa``.
 
     - Frequencies: a random offset plus a jittered grid, f_j = (u₀ + (j + ½ u_j)/r) mod 1, so any two are at least

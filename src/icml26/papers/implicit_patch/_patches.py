@@ -55,6 +55,9 @@ class RankOnePatch:
 class NormPatch:
     """Per-position scale and bias patch of a LayerNorm/RMSNorm: ``γ_t = s[t] γ`` and ``β_t = β + shift[t]``.
 
+    The RMSNorm-scale patch of [P06] (abstract: "a patch to the RMSNorm scale"); the LayerNorm bias shift extends it
+    to the vanilla pre-LN block (the notes' reproduction design).
+
     Attributes:
         scale: (T,) positive factors ``s_t`` on the norm's scale γ (a patch ``Δγ_t = (s_t − 1) γ``).
         shift: (T, d) additive bias patches ``Δβ_t`` (LayerNorm), or ``None`` (RMSNorm needs none).

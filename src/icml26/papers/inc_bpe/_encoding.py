@@ -381,6 +381,9 @@ _CACHE: dict[tuple[str, bool], Encoding] = {}
 def load_encoding(name: str, *, pretokenize: bool = True, cache: bool | str | os.PathLike[str] = True) -> Encoding:
     """Load ``"cl100k_base"`` or ``"o200k_base"`` from the vocabulary files shipped by installed packages.
 
+    Returns [P19]'s incremental BPE (the core of :class:`Encoding`) as a drop-in for tiktoken's encoding of the
+    same name (the vocabularies of this package's ``exact_vs_tiktoken`` check).
+
     Never downloads. Raises ``LookupError`` naming the ``icml26[tokenizers]`` extra when no package ships the file.
     Encodings are memoised per (name, pretokenize) in this process. ``cache``: where the preprocessing cache lives
     (True: the user cache folder, ``$ICML26_CACHE_DIR`` / ``$XDG_CACHE_HOME/icml26`` / ``~/.cache/icml26``; False:

@@ -35,12 +35,18 @@ def _native() -> ModuleType | None:
 
 
 def native_available() -> bool:
-    """True when the C++ kernels are built and enabled (not disabled by ``ICML26_NO_EXT``)."""
+    """True when the C++ kernels are built and enabled (not disabled by ``ICML26_NO_EXT``).
+
+    These are our CPU adaptation of [P05]'s one-warp-per-row SpMV kernel; without them the numpy reference runs.
+    """
     return _native() is not None
 
 
 def best_isa() -> str:
-    """The instruction set the native kernels use on this CPU: ``"avx512"``, ``"avx2"``, ``"scalar"`` or ``"numpy"``."""
+    """The instruction set the native kernels use on this CPU: ``"avx512"``, ``"avx2"``, ``"scalar"`` or ``"numpy"``.
+
+    It selects the variant of our CPU adaptation of [P05]'s SpMV kernel (16-lane chunks instead of a warp per row).
+    """
     mod = _native()
     return "numpy" if mod is None else ISA_NAMES[int(mod.best_isa())]
 

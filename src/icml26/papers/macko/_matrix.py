@@ -18,7 +18,10 @@ _FORMAT_TAG = "macko-spmv/1"
 
 
 class MackoFormatError(ValueError):
-    """A MACKO file or array set that is truncated, tampered with or inconsistent."""
+    """A MACKO file or array set that is truncated, tampered with or inconsistent.
+
+    Raised when stored arrays violate the MACKO format of [P05] (fp16 values, aligned 4-bit deltas, row pointers).
+    """
 
 
 def _as_numpy(W: Any, name: str) -> np.ndarray:

@@ -28,7 +28,7 @@ def ridge_solve(X: np.ndarray, y: np.ndarray, ridge: float, weights: np.ndarray 
 
 @dataclass(frozen=True)
 class BridgeFit:
-    """A fitted linear bridge b(s, a, z) = φ(s, z)ᵀβ for one action at one step.
+    """A fitted linear bridge b(s, a, z) = φ(s, z)ᵀβ for one action at one step (the bridge function of [P36]).
 
     Attributes: ``beta`` (β over [W(s), X(z)]), ``n_complete`` (complete cases used), ``shadow_F`` (partial F of the
     shadow features in the regression of R on [W(S), X(Z)]: ≈ 1 when Z carries no information on R), ``shadow_pvalue``,

@@ -165,7 +165,9 @@ class TargetPolicy(Protocol):
 
 
 def policy_probs(policy: TargetPolicy, t: int, states: np.ndarray, eta_prev: np.ndarray, n_actions: int) -> np.ndarray:
-    """Call ``policy`` and validate its output: shape (n, n_actions), finite, in [0, 1], rows summing to 1."""
+    """Call ``policy`` and validate its output: shape (n, n_actions), finite, in [0, 1], rows summing to 1.
+
+    These are the target-policy probabilities π_t(a | s, η_{t-1}) of [P36] that the FQE backups average Q over."""
     if not callable(policy):
         raise TypeError(f"target_policy must be callable (t, states, eta_prev) -> probabilities, got {type(policy).__name__}")
     p = np.asarray(policy(t, states, eta_prev), dtype=float)

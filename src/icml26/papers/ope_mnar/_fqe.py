@@ -39,11 +39,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 class IdentificationError(ValueError):
-    """The shadow variable is not relevant enough in the data: the bridge equation has no reliable solution."""
+    """The shadow variable is not relevant enough in the data: the bridge equation has no reliable solution.
+
+    [P36] identifies the mean reward only under shadow relevance (completeness); our diagnostic finds it fails."""
 
 
 class IdentificationWarning(UserWarning):
-    """Issued instead of :class:`IdentificationError` when ``on_unidentified="warn"``."""
+    """Issued instead of :class:`IdentificationError` when ``on_unidentified="warn"``.
+
+    Same case: [P36]'s shadow relevance (completeness) fails in the data."""
 
 
 def fitted_q_evaluation(data: Trajectories, pseudo_rewards: np.ndarray, policy: TargetPolicy, *,
@@ -182,7 +186,9 @@ class _FQEEstimator:
 
 
 class OracleFQE(_FQEEstimator):
-    """FQE on the full rewards (simulations only; needs ``trajectories.full_rewards``): the infeasible benchmark."""
+    """FQE on the full rewards (simulations only; needs ``trajectories.full_rewards``): the infeasible benchmark.
+
+    The oracle FQE of the notes' simulation design for [P36] (no rewards missing)."""
 
     def _pseudo_rewards(self, data: Trajectories) -> np.ndarray:
         if data.full_rewards is None:
@@ -191,7 +197,9 @@ class OracleFQE(_FQEEstimator):
 
 
 class ZeroImputationFQE(_FQEEstimator):
-    """FQE with missing rewards set to 0 (the default of many logging pipelines; biased unless E[R] = 0)."""
+    """FQE with missing rewards set to 0 (the default of many logging pipelines; biased unless E[R] = 0).
+
+    The zero-imputation baseline of the notes' simulation design for [P36]."""
 
     def _pseudo_rewards(self, data: Trajectories) -> np.ndarray:
         return np.where(data.observed, np.nan_to_num(data.rewards), 0.0)
@@ -199,7 +207,10 @@ class ZeroImputationFQE(_FQEEstimator):
 
 class CompleteCaseFQE(_FQEEstimator):
     """Complete-case FQE: the reward model E[R_t | S_t, A_t] is fitted on the transitions whose reward was recorded
-    and plugged into FQE (consistent under MAR given (S_t, A_t); biased under MNAR)."""
+    and plugged into FQE (consistent under MAR given (S_t, A_t); biased under MNAR).
+
+    A MAR-valid baseline of [P36]'s comparison (the ``mar_biased`` claim).
+    """
 
     def _pseudo_rewards(self, data: Trajectories) -> np.ndarray:
         out = np.zeros((data.n, data.horizon))
@@ -215,7 +226,10 @@ class CompleteCaseFQE(_FQEEstimator):
 
 class MARIPWFQE(_FQEEstimator):
     """FQE on the inverse-probability-weighted reward η_t R_t / p̂(S_t, A_t), with p̂ a logistic model of the
-    missingness given (S_t, A_t) only (the MAR assumption; biased under MNAR). ``clip`` bounds p̂ from below."""
+    missingness given (S_t, A_t) only (the MAR assumption; biased under MNAR). ``clip`` bounds p̂ from below.
+
+    The MAR-IPW baseline of the notes' simulation design for [P36] (the ``mar_biased`` claim).
+    """
 
     def __init__(self, *, features: FeatureSpec = "quadratic", ridge: float = 1e-6, clip: float = 0.02,
                  random_state: int | np.random.Generator | None = 0) -> None:
