@@ -201,7 +201,7 @@ def test_int_sizes_and_train_config_fields_refuse_bools():
 
 def test_train_config_errors_name_the_field_and_value():
     for name, bad in (("batch_size", 0), ("max_steps", 0), ("eval_every", -1), ("patience", 0), ("n_decays", -1)):
-        with pytest.raises(ValueError, match=rf"TrainConfig\.{name} must be >= \d, got {bad}"):
+        with pytest.raises(ValueError, match=rf"TrainConfig\.{name} must be an int >= \d, got {bad}"):
             TrainConfig(**{name: bad})
     with pytest.raises(ValueError, match=r"TrainConfig\.lr must be finite and > 0, got 0\.0"):
         TrainConfig(lr=0.0)

@@ -28,9 +28,7 @@ def make_model(n_layer: int, d_model: int, *, vocab_size: int, seq_len: int, n_h
     ``vocab_size`` >= 2. A small stand-in for the GPT-style models whose capacity [P01] measures."""
     n_layer, d_model = int_at_least(n_layer, "n_layer", 1), int_at_least(d_model, "d_model", 1)
     vocab_size, seq_len = int_at_least(vocab_size, "vocab_size", 2), int_at_least(seq_len, "seq_len", 1)
-    n_head = int_at_least(n_head, "n_head", 1)
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    n_head, seed = int_at_least(n_head, "n_head", 1), int_at_least(seed, "seed", 0)
     cfg = GPTConfig(vocab_size=vocab_size + 1, block_size=seq_len, n_layer=n_layer, n_head=n_head, d_model=d_model)
     return TinyGPT(cfg, seed=seed)
 
@@ -60,11 +58,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         for name, lo in (("batch_size", 1), ("max_steps", 1), ("eval_every", 1), ("patience", 1), ("n_decays", 0)):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-                raise TypeError(f"TrainConfig.{name} must be an int, got {type(v).__name__} {v!r}")
-            if v < lo:
-                raise ValueError(f"TrainConfig.{name} must be >= {lo}, got {v!r}")
+            int_at_least(getattr(self, name), f"TrainConfig.{name}", lo)
         for name in ("lr", "min_delta_bits", "rel_tol", "lr_decay", "min_epochs", "weight_decay"):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
@@ -113,8 +107,7 @@ def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = Tra
     is refused: build ``TrainConfig(**d)``, which validates every field)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig (e.g. TrainConfig(**d) for a dict d), got {type(config).__name__}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    seed = int_at_least(seed, "seed", 0)
     V = _check_model(model)
     x = as_sequences(dataset, vocab_size=V)
     if x.shape[0] == 0:
