@@ -18,7 +18,7 @@ def test_list_json(cli, toy_papers):
     res = cli.invoke(main, ["list", "--json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
-    assert [r["slug"] for r in rows] == ["alpha", "beta", "gamma"]
+    assert [r["slug"] for r in rows] == ["alpha", "beta", "gamma", "delta"]
     assert rows[0]["claims"] == 4 and rows[1]["missing"] == ["gpu"]
 
 
@@ -26,11 +26,11 @@ def test_list_table_and_show(cli, toy_papers, tmp_path):
     out = str(tmp_path / "o")
     assert cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", out]).exit_code == 0
     res = cli.invoke(main, ["list", "--out", out])
-    assert res.exit_code == 0 and "alpha" in res.output and "1 fails" in res.output
+    assert res.exit_code == 0 and "alpha" in res.output and "1 fails (paper)" in res.output
     res = cli.invoke(main, ["show", "alpha", "--out", out])
     assert res.exit_code == 0
     assert "Alpha: a toy paper card." in res.output and "two plus two is five" in res.output
-    assert "smoke: fails" in res.output
+    assert "smoke: fails (paper)" in res.output
 
 
 def test_reproduce_writes_results_and_report(cli, toy_papers, tmp_path):
@@ -112,17 +112,17 @@ def test_list_shows_each_claim_at_its_largest_budget(cli, toy_papers, tmp_path):
     from icml26.store import ResultStore
 
     recs = list(ResultStore(out).read())
-    assert [r["budget"] for r in recs] == ["small", "smoke"]
+    assert [r.budget for r in recs] == ["small", "smoke"]
     rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out]).output)
-    assert rows[0]["verdicts"] == {"mean_is_small": recs[0]["verdict"]}
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[0].label}
     rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out, "--budget", "smoke"]).output)
-    assert rows[0]["verdicts"] == {"mean_is_small": recs[1]["verdict"]}
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[1].label}
     cli.invoke(main, ["reproduce", "alpha:mean_is_small", "--budget", "full", "--executor", "serial", "--out", out])
-    assert list(ResultStore(out).read())[-1]["verdict"] == "unsupported"  # no full budget declared
+    assert list(ResultStore(out).read())[-1].verdict == "unsupported"  # no full budget declared
     rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out]).output)
-    assert rows[0]["verdicts"] == {"mean_is_small": recs[0]["verdict"]}  # the small verdict, not 'unsupported'
+    assert rows[0]["verdicts"] == {"mean_is_small": recs[0].label}  # the small verdict, not 'unsupported'
     rows = json.loads(cli.invoke(main, ["list", "--json", "--out", out, "--budget", "full"]).output)
-    assert rows[0]["verdicts"] == {"mean_is_small": "unsupported"}
+    assert rows[0]["verdicts"] == {"mean_is_small": "unsupported (paper)"}
 
 
 def test_reproduce_keeps_matplotlib_cache_in_out(cli, toy_papers, tmp_path, monkeypatch):

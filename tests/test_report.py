@@ -2,7 +2,7 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from icml26.claims import run_claim
+from icml26.harness import run_claim
 from icml26.report import write_report
 from icml26.store import ResultStore
 
@@ -65,8 +65,7 @@ def test_report_is_deterministic(toy_papers, tmp_path):
 
 
 def test_report_escapes_html(toy_papers, tmp_path):
-    rec = run_claim("alpha", "always_wrong", budget="smoke")
-    rec["reason"] = "<script>alert(1)</script>"
+    rec = run_claim("alpha", "always_wrong", budget="smoke").replace(reason="<script>alert(1)</script>")
     ResultStore(tmp_path).append(rec)
     html = write_report(tmp_path).read_text()
     assert "<script>" not in html and "&lt;script&gt;" in html

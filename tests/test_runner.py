@@ -13,7 +13,7 @@ def _tasks(*claims, **kw):
 
 def test_serial_runs_in_order(toy_papers):
     recs = list(run_tasks(_tasks("mean_is_small", "always_wrong", "boom"), SerialExecutor()))
-    assert [r["verdict"] for r in recs] == ["holds", "fails", "error"]
+    assert [r.verdict for r in recs] == ["holds", "fails", "error"]
 
 
 def test_make_executor_validates():
@@ -31,14 +31,14 @@ def test_process_pool_returns_records_and_enforces_timeout(toy_papers):
         recs = list(run_tasks(_tasks("mean_is_small", "hangs", "boom"), ex, timeout=15.0))  # a fresh worker may need seconds to import
     finally:
         ex.shutdown(wait=True)
-    by = {r["claim"]: r for r in recs}
-    assert by["mean_is_small"]["verdict"] == "holds"
-    assert by["mean_is_small"]["provenance"]["pid"] != os.getpid()  # ran in a worker
-    assert by["hangs"]["verdict"] == "error" and by["hangs"]["timed_out"]
-    assert by["boom"]["verdict"] == "error"
+    by = {r.claim: r for r in recs}
+    assert by["mean_is_small"].verdict == "holds"
+    assert by["mean_is_small"].provenance["pid"] != os.getpid()  # ran in a worker
+    assert by["hangs"].verdict == "error" and by["hangs"].timed_out
+    assert by["boom"].verdict == "error"
     # the same seed gives the same numbers in a worker as in this process
     serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
-    assert serial["measured"] == by["mean_is_small"]["measured"]
+    assert serial.measured == by["mean_is_small"].measured
 
 
 @pytest.mark.ray
@@ -55,10 +55,10 @@ def test_ray_local_cluster_on_loopback(toy_papers, monkeypatch):
     finally:
         ray.shutdown()
         shutil.rmtree(short, ignore_errors=True)
-    by = {r["claim"]: r for r in recs}
-    assert by["mean_is_small"]["verdict"] == "holds" and by["always_wrong"]["verdict"] == "fails"
+    by = {r.claim: r for r in recs}
+    assert by["mean_is_small"].verdict == "holds" and by["always_wrong"].verdict == "fails"
     serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
-    assert serial["measured"] == by["mean_is_small"]["measured"]  # ctx.map fanned out through ray: same numbers
+    assert serial.measured == by["mean_is_small"].measured  # ctx.map fanned out through ray: same numbers
 
 
 def _square(x):
@@ -82,7 +82,7 @@ def test_process_executor_with_one_job_fans_out_ctx_map(toy_papers):
     finally:
         ex.shutdown(wait=True)
     serial = next(run_tasks(_tasks("mean_is_small"), SerialExecutor()))
-    assert rec["verdict"] == "holds" and rec["measured"] == serial["measured"]
+    assert rec.verdict == "holds" and rec.measured == serial.measured
 
 
 def test_a_dying_worker_fails_only_its_own_claim(toy_papers, monkeypatch):
@@ -93,11 +93,11 @@ def test_a_dying_worker_fails_only_its_own_claim(toy_papers, monkeypatch):
         recs = list(run_tasks(tasks, ex, timeout=60.0))
     finally:
         ex.shutdown(wait=True)
-    by = {r["claim"]: r for r in recs}
+    by = {r.claim: r for r in recs}
     assert len(recs) == 4
-    assert by["dies"]["verdict"] == "error" and "died again when run alone" in by["dies"]["reason"]
-    assert by["mean_is_small"]["verdict"] == "holds" and by["always_wrong"]["verdict"] == "fails"
-    assert by["boom"]["verdict"] == "error" and "kaboom" in by["boom"]["reason"]  # its own error, not the pool's
+    assert by["dies"].verdict == "error" and "died again when run alone" in by["dies"].reason
+    assert by["mean_is_small"].verdict == "holds" and by["always_wrong"].verdict == "fails"
+    assert by["boom"].verdict == "error" and "kaboom" in by["boom"].reason  # its own error, not the pool's
 
 
 @pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="parent-death signal is Linux only")
@@ -133,3 +133,23 @@ def test_workers_die_with_their_parent():
     else:
         os.kill(child, 9)
         pytest.fail("the pool worker outlived its killed parent")
+
+
+def test_a_run_group_shares_one_computation_and_timed_claims_run_last(toy_papers):
+    from icml26.runner import plan
+
+    tasks = [Task("delta", "timed_spin"), Task("delta", "shared_a"), Task("alpha", "always_wrong"),
+             Task("delta", "shared_b")]
+    untimed, timed = plan(tasks)
+    assert [[t.claim for t in job] for job in untimed] == [["shared_a", "shared_b"], ["always_wrong"]]
+    assert [[t.claim for t in job] for job in timed] == [["timed_spin"]]
+    ex = make_executor("process", jobs=2)
+    try:
+        recs = list(run_tasks(tasks, ex, timeout=60.0))
+    finally:
+        ex.shutdown(wait=True)
+    assert recs[-1].claim == "timed_spin" and recs[-1].contention is not None
+    by = {r.claim: r for r in recs}
+    assert by["shared_a"].measured["token"] == by["shared_b"].measured["token"]  # computed once for the group
+    alone = [next(run_tasks([Task("delta", c)], SerialExecutor())) for c in ("shared_a", "shared_b")]
+    assert alone[0].measured["token"] != alone[1].measured["token"]  # run apart, each recomputes

@@ -1,8 +1,9 @@
 import json
 import logging
 
-from icml26.claims import run_claim
-from icml26.store import ResultStore, latest_by_claim
+from icml26.harness import run_claim
+from icml26.record import latest
+from icml26.store import ResultStore
 
 
 def test_append_read_and_figures(toy_papers, tmp_path):
@@ -11,19 +12,18 @@ def test_append_read_and_figures(toy_papers, tmp_path):
     store.append(run_claim("alpha", "always_wrong", budget="smoke"))
     store.append(run_claim("alpha", "always_wrong", budget="smoke", seed=1))
     recs = store.read()
-    assert [r["claim"] for r in recs] == ["mean_is_small", "always_wrong", "always_wrong"]
-    fig = rec["figures"][0]
+    assert [r.claim for r in recs] == ["mean_is_small", "always_wrong", "always_wrong"]
+    fig = rec.figures[0]
     assert "svg_b64" not in fig and "png_b64" not in fig
     assert (tmp_path / "out" / fig["svg"]).read_text().startswith("<?xml")
     assert (tmp_path / "out" / fig["png"]).read_bytes()[:4] == b"\x89PNG"
-    latest = latest_by_claim(recs)
-    assert latest[("alpha", "always_wrong")]["seeds"] == [1]
+    assert latest(recs)[("alpha", "always_wrong")].seeds == (1,)
 
 
 def test_torn_last_line_is_skipped_with_a_warning(toy_papers, tmp_path, caplog):
     store = ResultStore(tmp_path)
     store.append(run_claim("alpha", "always_wrong", budget="smoke"))
-    line = json.dumps(run_claim("alpha", "always_wrong", budget="smoke"))
+    line = json.dumps(run_claim("alpha", "always_wrong", budget="smoke").to_json())
     with open(store.path, "a") as fh:
         fh.write(line[: len(line) // 2])  # a write killed half way
     with caplog.at_level(logging.WARNING):

@@ -1,49 +1,57 @@
-"""The claim-check contract: :class:`Claim`, :class:`Budget`, :class:`ClaimResult`, :class:`Verdict`, :func:`run_claim`.
+"""The claim-check contract: :class:`Claim`, :class:`Budget`, :class:`Bar`, :class:`Basis`, :class:`ClaimResult`,
+:class:`Verdict`, :class:`Context`.
 
-A paper's ``claims.py`` defines ``CLAIMS: list[Claim]``. Each claim's text, source and the paper's number live in the
-paper's ``paper.toml`` (read without importing the paper); the :class:`Claim` object carries the check function and
-one :class:`Budget` per budget name (``smoke`` and ``small`` are required, ``full`` is optional).
+This module holds types only: running a claim (seeding, threads, timeouts, the contention check, provenance, the
+record) is :mod:`icml26.harness`'s job, judging is :mod:`icml26.verdicts`'. It imports nothing else of the package
+except :mod:`icml26.figures`, so that every layer can import it without a circle.
 
-A check is ``check(config, ctx) -> ClaimResult``: ``config`` is the budget's (frozen dataclass) config and ``ctx`` a
-:class:`Context` with the seeds to use. It returns the numbers it measured, a verdict and the reason for it.
-:func:`run_claim` wraps a check with seeding, timing, exception capture and provenance, and returns a plain-dict
-record (JSON-serialisable) that the runner hands back to the driver, which alone writes results.
+A paper's ``claims.py`` defines ``CLAIMS: list[Claim]``. Each claim's words, source, the paper's number, our bars and
+the basis live in the paper's ``paper.toml`` (read by :mod:`icml26.registry` without importing the paper); the
+:class:`Claim` object carries the check function and one :class:`Budget` per budget name.
+
+A check is ``check(config, ctx) -> ClaimResult``: ``config`` is the budget's frozen config and ``ctx`` a
+:class:`Context` with the seeds and the claim's declared bars. It measures, hands the rows to a pure rule of its
+paper's ``_rules.py`` and returns the numbers with the verdict the rule gave.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import json
 import logging
 import math
-import signal
-import threading
-import time
-import traceback
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icml26.figures import FigureData
+from icml26.jsonable import jsonable
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from icml26.verdicts import Judgement
 
 __all__ = [
+    "BAR_OPS",
+    "BAR_PROVENANCE",
     "BUDGET_NAMES",
+    "Bar",
+    "Basis",
     "Budget",
     "Claim",
     "ClaimResult",
     "ClaimTimeout",
     "Context",
+    "Memo",
     "Verdict",
-    "run_claim",
     "jsonable",
 ]
 
 log = logging.getLogger(__name__)
 
 BUDGET_NAMES: tuple[str, ...] = ("smoke", "small", "full")
-SCHEMA = "icml26.run/1"
+#: comparison operators a bar may use; ``in`` is a closed band ``[lo, hi]``
+BAR_OPS: tuple[str, ...] = ("<", "<=", ">", ">=", "in")
+#: where a bar's value comes from: the paper's own number, the research notes, or a value we chose (with a reason)
+BAR_PROVENANCE: tuple[str, ...] = ("paper", "notes", "ours")
 
 
 class Verdict(str, enum.Enum):
@@ -51,9 +59,25 @@ class Verdict(str, enum.Enum):
 
     HOLDS = "holds"  # the measured numbers support the claim at this budget
     FAILS = "fails"  # the measured numbers contradict the claim (a finding, not a bug)
-    INCONCLUSIVE = "inconclusive"  # the effect is inside the noise at this budget
+    INCONCLUSIVE = "inconclusive"  # the effect is inside the noise at this budget, or our basis cannot decide it
     UNSUPPORTED = "unsupported"  # this budget / machine cannot test it (e.g. a GPU speed claim on a CPU)
     ERROR = "error"  # the check raised or timed out (set by the harness, never by a check)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+class Basis(str, enum.Enum):
+    """What a verdict is about: how close our measurement is to the paper's own test.
+
+    Only a verdict on basis ``paper`` may be a bare ``fails``: elsewhere a measurement that misses our bar says
+    something about our reconstruction, our scale or our machine, and is reported as ``inconclusive``.
+    """
+
+    PAPER = "paper"  # the paper's method and bar at a comparable scale
+    RECONSTRUCTION = "reconstruction"  # an abstract-only method (or test problem) we rebuilt
+    SCALED = "scaled"  # the paper's method, far below the paper's scale
+    PLATFORM = "platform"  # a claim about hardware this run does not have (a GPU claim on a CPU)
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.value
@@ -67,27 +91,112 @@ class ClaimTimeout(BaseException):
     """
 
 
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(float(x))
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A threshold fixed before the run: ``<measured name> <op> <value>``, with where the value comes from.
+
+    Attributes:
+        name: identifier of the bar within its claim (the check reads it as ``ctx.bar(name)``).
+        op: one of :data:`BAR_OPS`; ``in`` takes ``value = (lo, hi)`` (a closed band).
+        value: the threshold (a number, or ``(lo, hi)`` for ``in``).
+        provenance: ``paper`` (the paper's own number), ``notes`` (the research notes) or ``ours``.
+        why: the reason for this value (for ``ours``: why this number and not another).
+        text: what is compared, in words (``"max/min median iterations over κ"``).
+    """
+
+    name: str
+    op: str
+    value: float | tuple[float, float]
+    provenance: str
+    why: str
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("_", "").isalnum():
+            raise ValueError(f"bar name must be a non-empty identifier, got {self.name!r}")
+        if self.op not in BAR_OPS:
+            raise ValueError(f"bar {self.name!r}: op must be one of {BAR_OPS}, got {self.op!r}")
+        if self.op == "in":
+            v = self.value
+            if not (isinstance(v, (tuple, list)) and len(v) == 2 and all(_is_number(x) for x in v) and v[0] <= v[1]):
+                raise ValueError(f"bar {self.name!r}: 'in' needs value = [lo, hi] with lo <= hi, got {v!r}")
+            object.__setattr__(self, "value", (float(v[0]), float(v[1])))
+        elif not _is_number(self.value):
+            raise ValueError(f"bar {self.name!r}: value must be a number, got {self.value!r}")
+        else:
+            object.__setattr__(self, "value", float(self.value))  # type: ignore[arg-type]
+        if self.provenance not in BAR_PROVENANCE:
+            raise ValueError(f"bar {self.name!r}: provenance must be one of {BAR_PROVENANCE}, got {self.provenance!r}")
+        if not self.why or not self.why.strip():
+            raise ValueError(f"bar {self.name!r}: 'why' must say where the value comes from")
+
+    def satisfied(self, x: float) -> bool:
+        """Whether the number ``x`` meets the bar."""
+        if self.op == "in":
+            lo, hi = self.value  # type: ignore[misc]
+            return lo <= x <= hi
+        v = float(self.value)  # type: ignore[arg-type]
+        return {"<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[self.op]
+
+    @property
+    def threshold(self) -> str:
+        """The comparison as text: ``"<= 1.5"`` or ``"in [2.7, 4.5]"``."""
+        if self.op == "in":
+            lo, hi = self.value  # type: ignore[misc]
+            return f"in [{lo:.4g}, {hi:.4g}]"
+        return f"{self.op} {float(self.value):.4g}"  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"{self.text or self.name} {self.threshold} ({self.provenance})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (as declared in ``paper.toml``)."""
+        v = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"name": self.name, "op": self.op, "value": v, "provenance": self.provenance, "why": self.why,
+                "text": self.text}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Bar:
+        """Inverse of :meth:`to_dict`; raises ``ValueError`` on a malformed bar."""
+        missing = [k for k in ("name", "op", "value", "provenance", "why") if k not in d]
+        if missing:
+            raise ValueError(f"bar {d.get('name', '?')!r} lacks {missing}")
+        v = d["value"]
+        return cls(name=str(d["name"]), op=str(d["op"]), value=tuple(v) if isinstance(v, list) else v,
+                   provenance=str(d["provenance"]), why=str(d["why"]), text=str(d.get("text", "")))
+
+
 @dataclass(frozen=True)
 class Budget:
-    """One budget of a claim: the config passed to the check, the number of seeds, and an expected time.
+    """One budget of a claim: the config passed to the check, the number of seeds, an expected time, threads.
 
     Attributes:
         config: a frozen dataclass (or a plain mapping) with the check's hyper-parameters at this budget.
         seeds: how many seeds the check uses by default (``--seeds`` overrides it); stochastic claims use >= 3.
-        expected_s: the wall-clock seconds the check is expected to take on 2 CPU cores (smoke <= 10, small <= 300).
-        requires: what the budget needs beyond the package (e.g. ``("gpu",)``); the check itself decides what to do
-            when it is missing (usually a ``unsupported`` verdict) - this field is documentation for ``show``.
+        expected_s: the wall-clock seconds the check is expected to take on 2 CPU cores (smoke <= 10, small <= 300);
+            the progress display's ETA is built from it.
+        threads: BLAS/OpenMP/torch threads the harness gives the check (default 1: tiny models and small BLAS calls
+            run fastest on one thread, and oversubscribed cores cost 10x).
+        requires: what the budget needs beyond the package (e.g. ``("models",)``), shown by ``icml26 show``; the
+            check itself decides what to do when it is missing (an ``unsupported`` verdict with the install hint).
     """
 
     config: Any
     seeds: int = 1
     expected_s: float = 10.0
+    threads: int = 1
     requires: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.seeds, int) or self.seeds < 1:
-            raise ValueError(f"seeds must be a positive int, got {self.seeds!r}")
-        if not (self.expected_s > 0):
+        for name in ("seeds", "threads"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if not (isinstance(self.expected_s, (int, float)) and self.expected_s > 0):
             raise ValueError(f"expected_s must be > 0, got {self.expected_s!r}")
 
 
@@ -102,7 +211,7 @@ class Claim:
     """
 
     id: str
-    check: Callable[[Any, "Context"], "ClaimResult"]
+    check: Callable[[Any, Context], ClaimResult]
     budgets: Mapping[str, Budget]
 
     def __post_init__(self) -> None:
@@ -119,6 +228,43 @@ class Claim:
                 raise TypeError(f"claim {self.id!r}: budget {name!r} must be a Budget, got {type(b).__name__}")
 
 
+def _module_level(fn: Callable[..., Any], what: str) -> None:
+    """Refuse a lambda or a closure (``what`` names the caller): they cannot ship to a worker process."""
+    target: Any = fn
+    while hasattr(target, "func") and callable(target.func):  # functools.partial: judge the wrapped function
+        target = target.func
+    qual = getattr(target, "__qualname__", None)
+    if qual is None:
+        qual = type(target).__qualname__  # a callable object: its class must be module-level
+    if "<lambda>" in qual or "<locals>" in qual:
+        raise TypeError(
+            f"{what} needs a module-level function (it may run in another process), got {qual!r}: define it at "
+            "module level and bind its arguments with functools.partial or pass them in the items")
+
+
+class Memo:
+    """Results shared by the claims of one run group (see ``group`` in ``paper.toml``), keyed by function and
+    arguments. The harness makes a fresh one per claim unless the runner hands one group's claims the same."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        """``fn(*args)``, computed at most once per memo."""
+        _module_level(fn, "ctx.shared")
+        key = (getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)), args)
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise TypeError(f"ctx.shared({key[1]}, ...): the arguments must be hashable (frozen configs, ints)") from exc
+        if key not in self._values:
+            self._values[key] = fn(*args)
+        return self._values[key]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 @dataclass
 class Context:
     """What a check gets besides its config.
@@ -126,19 +272,39 @@ class Context:
     Attributes:
         seeds: the seeds to use, one per repetition (``len(seeds)`` >= 1).
         budget: the budget name being run.
+        bars: the claim's bars as declared in ``paper.toml``, by name.
         mapper: ``map(fn, items) -> list`` used by :meth:`map`; the runner may give one that fans work out.
+        memo: results shared with the other claims of this run group (:meth:`shared`).
     """
 
     seeds: tuple[int, ...]
     budget: str = "smoke"
+    bars: Mapping[str, Bar] = field(default_factory=dict)
     mapper: Callable[[Callable[[Any], Any], list[Any]], list[Any]] | None = None
+    memo: Memo = field(default_factory=Memo)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """Apply ``fn`` to every item (serially unless the runner supplied a parallel mapper). Order is kept."""
+        """Apply ``fn`` to every item, in order (in parallel if the runner supplied a mapper).
+
+        ``fn`` must be a module-level function (or a ``functools.partial`` of one): a lambda or closure cannot be
+        shipped to a worker, and a ``TypeError`` naming it says so (rather than silently running serially).
+        """
+        _module_level(fn, "ctx.map")
         items = list(items)
         if self.mapper is None:
             return [fn(x) for x in items]
         return list(self.mapper(fn, items))
+
+    def shared(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` computed once for all the claims of this run group (module-level ``fn``, hashable args)."""
+        return self.memo.get(fn, args)
+
+    def bar(self, name: str) -> Bar:
+        """The declared bar ``name`` (a ``KeyError`` naming the declared ones otherwise)."""
+        try:
+            return self.bars[name]
+        except KeyError:
+            raise KeyError(f"no bar {name!r} declared in paper.toml for this claim; declared: {sorted(self.bars)}") from None
 
     def progress(self, message: str) -> None:
         """Log a progress message from a long check (goes to the ``icml26`` logger)."""
@@ -150,16 +316,19 @@ class ClaimResult:
     """What one claim check returns.
 
     Attributes:
-        verdict: the verdict; never ``ERROR`` (that is the harness's).
-        reason: why this verdict, in one or two sentences, with the deciding numbers.
+        verdict: the verdict against our bars; never ``ERROR`` (that is the harness's). The harness turns it into the
+            final verdict by the claim's basis (a ``fails`` on a reconstruction becomes ``inconclusive``).
+        reason: why this verdict, with the deciding numbers (the estimate, its CI, the bar, the n).
         summary: the headline measured number(s) as display text, e.g. ``"max/min iters = 1.07 [1.03, 1.12]"``.
-        measured: the numbers measured (JSON-serialisable: floats, ints, strings, lists, dicts); deterministic for a
-            fixed seed (the conformance test runs the smoke budget twice and compares them).
-        timings: wall-clock-derived numbers (seconds, throughputs, speed ratios): kept apart from ``measured``
-            because they vary between runs of the same seed.
+        measured: the numbers measured (JSON-serialisable); deterministic for a fixed seed (the conformance test runs
+            the smoke budget twice and compares them).
+        timings: wall-clock-derived numbers (seconds, throughputs, speed ratios), apart from ``measured``.
         rows: optional raw rows (one dict per point of a sweep) kept in the record for later analysis.
         figures: figures made with :func:`icml26.figures.render`.
         notes: anything else a reader should know (deviations from the paper, caveats).
+        findings: results of our own beside the claim (``{"shared step size (ours)": "GLU 0.84x ..."}``): shown
+            with the claim, never part of its verdict.
+        basis: overrides the claim's declared basis for this run (``None``: as declared).
     """
 
     verdict: Verdict
@@ -170,12 +339,24 @@ class ClaimResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
     figures: list[FigureData] = field(default_factory=list)
     notes: str = ""
+    findings: dict[str, str] = field(default_factory=dict)
+    basis: Basis | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
             self.verdict = Verdict(self.verdict)
+        if self.basis is not None and not isinstance(self.basis, Basis):
+            self.basis = Basis(self.basis)
         if not self.reason or not isinstance(self.reason, str):
             raise ValueError("a ClaimResult needs a non-empty reason")
+
+    @classmethod
+    def judged(cls, judgement: Judgement, **kw: Any) -> ClaimResult:
+        """A result carrying ``judgement``'s verdict and reason; its ``measured``/``timings`` are merged under
+        what ``kw`` gives."""
+        measured = {**dict(judgement.measured), **kw.pop("measured", {})}
+        timings = {**dict(judgement.timings), **kw.pop("timings", {})}
+        return cls(verdict=judgement.verdict, reason=judgement.reason, measured=measured, timings=timings, **kw)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (figures included as text/base64)."""
@@ -188,6 +369,8 @@ class ClaimResult:
             "rows": jsonable(self.rows),
             "figures": [f.to_dict() for f in self.figures],
             "notes": self.notes,
+            "findings": {str(k): str(v) for k, v in self.findings.items()},
+            "basis": None if self.basis is None else self.basis.value,
         }
 
     @classmethod
@@ -202,165 +385,6 @@ class ClaimResult:
             rows=list(d.get("rows", [])),
             figures=[FigureData.from_dict(f) for f in d.get("figures", [])],
             notes=d.get("notes", ""),
+            findings=dict(d.get("findings", {})),
+            basis=None if d.get("basis") is None else Basis(d["basis"]),
         )
-
-
-def jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays, tuples, dataclasses and non-finite floats into plain JSON values."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {k: jsonable(v) for k, v in dataclasses.asdict(obj).items()}
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, enum.Enum):
-        return obj.value
-    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
-        return obj
-    if isinstance(obj, int):
-        return int(obj)
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else repr(obj)  # "nan", "inf": JSON has no such numbers
-    tolist = getattr(obj, "tolist", None)  # numpy scalars and arrays, torch tensors
-    if callable(tolist):
-        return jsonable(tolist())
-    item = getattr(obj, "item", None)
-    if callable(item):
-        return jsonable(item())
-    return str(obj)
-
-
-def derive_seeds(base_seed: int, n: int) -> tuple[int, ...]:
-    """``n`` seeds for the repetitions of a check: ``base_seed, base_seed + 1, ...`` (readable and reproducible)."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    return tuple(int(base_seed) + i for i in range(n))
-
-
-class _Alarm:
-    """Raise :class:`ClaimTimeout` in the main thread after ``seconds`` (no-op off the main thread or without SIGALRM)."""
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self.armed = False
-        self.fired = False
-
-    def _fire(self, signum: int, frame: Any) -> None:  # pragma: no cover - exercised by the timeout test
-        self.fired = True
-        raise ClaimTimeout(f"timed out after {self.seconds:g} s")
-
-    def __enter__(self) -> _Alarm:
-        if self.seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGALRM, self._fire)
-            signal.setitimer(signal.ITIMER_REAL, float(self.seconds))
-            self.armed = True
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0.0)
-            signal.signal(signal.SIGALRM, self._old)
-
-
-def run_claim(
-    paper: str,
-    claim_id: str,
-    *,
-    budget: str = "smoke",
-    seed: int = 0,
-    n_seeds: int | None = None,
-    timeout: float | None = None,
-    mapper: Callable[[Callable[[Any], Any], list[Any]], list[Any]] | None = None,
-) -> dict[str, Any]:
-    """Run one claim of one paper and return its record (a JSON-serialisable dict).
-
-    Seeds the global RNGs (Python, numpy, torch if already imported) from ``seed``, passes the derived seeds to the
-    check, times it, records peak memory and provenance, and turns any exception (or a timeout) into an ``error``
-    record holding the traceback. Never raises for a failing check.
-    """
-    from icml26 import provenance, registry
-    from icml26.common.seeding import seed_everything
-
-    if budget not in BUDGET_NAMES:
-        raise ValueError(f"budget must be one of {BUDGET_NAMES}, got {budget!r}")
-    info = registry.get_paper(paper)
-    spec = info.claim(claim_id)
-    record: dict[str, Any] = {
-        "schema": SCHEMA,
-        "run_id": uuid.uuid4().hex,
-        "paper": info.slug,
-        "paper_id": info.id,
-        "claim": claim_id,
-        "claim_text": spec.text,
-        "source": spec.source,
-        "paper_value": spec.paper_value,
-        "budget": budget,
-        "started_at": provenance.utc_now(),
-    }
-    t0 = time.perf_counter()
-    c0 = time.process_time()
-    try:
-        claim = registry.load_claim(info.slug, claim_id)
-        if budget not in claim.budgets:  # e.g. --budget full for a claim that the paper makes only at CPU scale
-            record.update(ClaimResult(Verdict.UNSUPPORTED, reason=(
-                f"no {budget!r} budget declared for this claim (it has {', '.join(sorted(claim.budgets))})")).to_dict())
-            record.update({"seeds": [seed], "config": None, "error": None})
-            return _finish(record, t0, c0)
-        b = claim.budgets[budget]
-        seeds = derive_seeds(seed, n_seeds if n_seeds is not None else b.seeds)
-        record["seeds"] = list(seeds)
-        record["config"] = jsonable(b.config)
-        seed_everything(seed)
-        ctx = Context(seeds=seeds, budget=budget, mapper=mapper)
-        with _Alarm(timeout) as alarm:
-            result = claim.check(b.config, ctx)
-        if alarm.fired:  # the check caught the timeout (e.g. a bare ``except:``) and returned anyway
-            raise ClaimTimeout(f"timed out after {timeout:g} s")
-        if not isinstance(result, ClaimResult):
-            raise TypeError(f"check returned {type(result).__name__}, expected ClaimResult")
-        if result.verdict is Verdict.ERROR:
-            raise ValueError("a check may not return the 'error' verdict itself; raise instead")
-        record.update(result.to_dict())
-        record["error"] = None
-    except BaseException as exc:  # noqa: BLE001 - every failure becomes a record; KeyboardInterrupt re-raised below
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        timed_out = isinstance(exc, ClaimTimeout)
-        record.update(
-            {
-                "verdict": Verdict.ERROR.value,
-                "reason": (f"timed out after {timeout:g} s" if timed_out else f"{type(exc).__name__}: {exc}"),
-                "summary": "",
-                "measured": {},
-                "timings": {},
-                "rows": [],
-                "figures": [],
-                "notes": "",
-                "error": traceback.format_exc(),
-                "timed_out": timed_out,
-            }
-        )
-        record.setdefault("seeds", [seed])
-        record.setdefault("config", None)
-    return _finish(record, t0, c0)
-
-
-def _finish(record: dict[str, Any], t0: float, c0: float) -> dict[str, Any]:
-    """Add times, provenance and peak memory to a claim record; check that it serialises."""
-    from icml26 import provenance
-
-    record["duration_s"] = round(time.perf_counter() - t0, 4)
-    record["cpu_s"] = round(time.process_time() - c0, 4)
-    record["finished_at"] = provenance.utc_now()
-    record["provenance"] = provenance.collect()
-    record["peak_rss_mb"] = provenance.peak_rss_mb()
-    json.dumps(record)  # fail here, in the worker, if anything is not serialisable
-    return record
-
-
-def summarize_seeds(values: Sequence[float]) -> str:
-    """``"mean [min, max]"`` for a short list of per-seed values (display helper for summaries)."""
-    if not values:
-        return "n/a"
-    m = sum(values) / len(values)
-    return f"{m:.4g} [{min(values):.4g}, {max(values):.4g}]"

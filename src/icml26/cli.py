@@ -60,25 +60,14 @@ def _fail(msg: str) -> NoReturn:
 
 
 def _latest_verdicts(out: Path, budget: str | None = None) -> dict[str, dict[str, str]]:
-    """Per paper and claim, the verdict of the latest run at ``budget``; None: at the largest budget run so far
-    (a later smoke run does not hide a small one), an ``unsupported`` record (e.g. ``--budget full`` on a CPU) only
-    when the claim has nothing else."""
+    """Per paper and claim, the verdict label (``"fails (paper)"``) of its current record (:func:`icml26.record.latest`)."""
+    from icml26.record import latest
     from icml26.store import ResultStore
 
-    rank = {b: i for i, b in enumerate(BUDGET_NAMES)}
-    best: dict[tuple[str, str], tuple[tuple[bool, int], str]] = {}
-    for r in ResultStore(out).read():
-        b = r.get("budget", "smoke")
-        if budget is not None and b != budget:
-            continue
-        key = (r["paper"], r["claim"])
-        score = (r["verdict"] != "unsupported", rank.get(b, -1))
-        if key not in best or score >= best[key][0]:
-            best[key] = (score, r["verdict"])
-    latest: dict[str, dict[str, str]] = {}
-    for (paper, claim), (_, verdict) in best.items():
-        latest.setdefault(paper, {})[claim] = verdict
-    return latest
+    table: dict[str, dict[str, str]] = {}
+    for (paper, claim), r in latest(ResultStore(out).read(), budget=budget).items():
+        table.setdefault(paper, {})[claim] = r.label
+    return table
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,7 +110,7 @@ def list_cmd(as_json: bool, markdown: bool, out: str, budget: str | None) -> Non
         t.add_column(col)
     for r in rows:
         counts = Counter(r["verdicts"].values())
-        v = " ".join(f"[{_STYLE[k]}]{n} {k}[/]" for k, n in sorted(counts.items())) or "-"
+        v = " ".join(f"[{_STYLE[k.split()[0]]}]{n} {_escape(k)}[/]" for k, n in sorted(counts.items())) or "-"
         t.add_row(r["id"], r["slug"], r["title"], r["tier"], str(r["claims"]), v)
     _console().print(t)
 
@@ -152,15 +141,20 @@ def show(slug: str, out: str) -> None:
     missing = registry.missing_requirements(info)
     if missing:
         con.print(f"\n[yellow]needs: pip install 'icml26[{','.join(missing)}]'[/]")
-    records = {(r["claim"], r["budget"]): r for r in ResultStore(Path(out)).read() if r["paper"] == info.slug}
+    records = {(r.claim, r.budget): r for r in ResultStore(Path(out)).read() if r.paper == info.slug}
     con.print("\n[bold]Claims[/]")
     for c in info.claims:
         con.print(f"- [bold]{_escape(c.id)}[/] ({_escape(c.source)}): {_escape(c.text)}", markup=True)
         con.print(f"  paper: {c.paper_value}", markup=False)
+        for bar in c.bars:
+            con.print(f"  our bar: {bar} — {bar.why}", markup=False)
+        basis = c.basis.value + (f" ({c.basis_note})" if c.basis_note else "")
+        con.print(f"  basis: {basis}" + ("; timed (runs alone)" if c.timed else "")
+                  + ("; about GPU hardware" if c.platform == "gpu" else ""), markup=False)
         for b in BUDGET_NAMES:
             r = records.get((c.id, b))
             if r:
-                con.print(f"  {b}: [{_STYLE[r['verdict']]}]{r['verdict']}[/] {r.get('summary', '')} — {r.get('reason', '')}")
+                con.print(f"  {b}: [{_STYLE[r.verdict]}]{_escape(r.label)}[/] {_escape(r.summary)} — {_escape(r.reason)}")
 
 
 def _resolve_targets(targets: tuple[str, ...]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -255,13 +249,11 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
             bar = prog.add_task(f"{budget} claims", total=len(tasks))
             for rec in run_tasks(tasks, ex, timeout=timeout):
                 store.append(rec)
-                v = rec["verdict"]
+                v = rec.verdict
                 counts[v] += 1
-                detail = rec.get("summary") or ""
-                if v == "error":
-                    detail = rec.get("reason", "")
-                prog.console.print(f"[{_STYLE[v]}]{v:<12}[/] {_escape(rec['paper'])}:{_escape(rec['claim'])} ({rec.get('duration_s', 0):.1f} s) "
-                                   f"{_escape(detail)}", markup=True)
+                detail = rec.reason if v == "error" else rec.summary
+                prog.console.print(f"[{_STYLE[v]}]{rec.label:<27}[/] {_escape(rec.paper)}:{_escape(rec.claim)} "
+                                   f"({rec.duration_s:.1f} s) {_escape(detail)}", markup=True)
                 prog.advance(bar)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)

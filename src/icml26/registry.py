@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from icml26.claims import Bar, Basis
+
 __all__ = [
     "EXTRAS",
+    "PLATFORMS",
     "ClaimSpec",
     "PaperInfo",
     "RegistryError",
@@ -55,12 +58,43 @@ class RegistryError(ValueError):
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim as declared in ``paper.toml``: id, the quoted text, its source and the paper's number."""
+    """A claim as declared in ``paper.toml``.
+
+    Attributes:
+        id: identifier, unique in the paper, equal to the :class:`~icml26.claims.Claim` id in ``claims.py``.
+        text: the paper's claim in its own terms (no threshold of ours).
+        source: where the paper states it (Abstract, Thm. 2, Table 1).
+        paper_value: the paper's number or statement.
+        bars: our thresholds, each with its provenance and reason (:class:`~icml26.claims.Bar`).
+        basis: what a verdict of this claim is about (:class:`~icml26.claims.Basis`).
+        basis_note: why the basis is not ``paper`` (required then): what we rebuilt, at what scale, on what machine.
+        platform: ``cpu`` or ``gpu``: the hardware the claim is about (a ``gpu`` claim is ``unsupported`` without one).
+        timed: the verdict rests on wall-clock time: the runner runs it alone and checks the machine was idle.
+        group: claims of one paper with the same group share one run (``ctx.shared``) when run together.
+    """
 
     id: str
     text: str
     source: str
     paper_value: str
+    bars: tuple[Bar, ...] = ()
+    basis: Basis = Basis.PAPER
+    basis_note: str = ""
+    platform: str = "cpu"
+    timed: bool = False
+    group: str | None = None
+
+    def bar(self, name: str) -> Bar:
+        """The bar ``name`` (``RegistryError`` naming the declared bars otherwise)."""
+        for b in self.bars:
+            if b.name == name:
+                return b
+        raise RegistryError(f"claim {self.id!r} has no bar {name!r}; declared: {[b.name for b in self.bars]}")
+
+    @property
+    def bar_map(self) -> dict[str, Bar]:
+        """The bars by name."""
+        return {b.name: b for b in self.bars}
 
 
 @dataclass(frozen=True)
@@ -93,6 +127,40 @@ class PaperInfo:
         raise RegistryError(f"paper {self.slug!r} has no claim {claim_id!r}; known: {', '.join(c.id for c in self.claims)}")
 
 
+_CLAIM_KEYS = {"id", "text", "source", "paper_value", "bars", "basis", "basis_note", "platform", "timed", "group"}
+PLATFORMS = ("cpu", "gpu")
+
+
+def _parse_claim(path: Path, c: dict[str, Any]) -> ClaimSpec:
+    for k in ("id", "text", "source", "paper_value"):
+        if not c.get(k):
+            raise RegistryError(f"{path}: a claim lacks {k!r}")
+    where = f"{path}: claim {c['id']!r}"
+    unknown = sorted(set(c) - _CLAIM_KEYS)
+    if unknown:
+        raise RegistryError(f"{where}: unknown fields {unknown}; known: {sorted(_CLAIM_KEYS)}")
+    try:
+        bars = tuple(Bar.from_dict(b) for b in c.get("bars", []))
+        basis = Basis(c.get("basis", "paper"))
+    except (ValueError, TypeError) as exc:
+        raise RegistryError(f"{where}: {exc}") from exc
+    names = [b.name for b in bars]
+    if len(set(names)) != len(names):
+        raise RegistryError(f"{where}: duplicate bar names {names}")
+    note = str(c.get("basis_note", ""))
+    if basis is not Basis.PAPER and not note.strip():
+        raise RegistryError(f"{where}: basis {basis.value!r} needs a basis_note saying why")
+    platform = c.get("platform", "cpu")
+    if platform not in PLATFORMS:
+        raise RegistryError(f"{where}: platform must be one of {PLATFORMS}, got {platform!r}")
+    timed = c.get("timed", False)
+    group = c.get("group")
+    if not isinstance(timed, bool) or (group is not None and not (isinstance(group, str) and _SLUG.match(group))):
+        raise RegistryError(f"{where}: timed must be a boolean and group an identifier")
+    return ClaimSpec(id=c["id"], text=c["text"], source=c["source"], paper_value=str(c["paper_value"]), bars=bars,
+                     basis=basis, basis_note=note, platform=platform, timed=timed, group=group)
+
+
 def _parse(path: Path, package: str) -> PaperInfo:
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -108,12 +176,7 @@ def _parse(path: Path, package: str) -> PaperInfo:
     unknown = [r for r in data.get("requires", []) if r not in EXTRAS]
     if unknown:
         raise RegistryError(f"{path}: unknown extras in requires: {unknown}; known: {sorted(EXTRAS)}")
-    claims = []
-    for c in data["claims"]:
-        for k in ("id", "text", "source", "paper_value"):
-            if not c.get(k):
-                raise RegistryError(f"{path}: a claim lacks {k!r}")
-        claims.append(ClaimSpec(id=c["id"], text=c["text"], source=c["source"], paper_value=str(c["paper_value"])))
+    claims = [_parse_claim(path, c) for c in data["claims"]]
     if not claims:
         raise RegistryError(f"{path}: no claims")
     ids = [c.id for c in claims]

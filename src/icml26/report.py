@@ -1,7 +1,7 @@
 """Results -> a static report: ``report/index.html`` (Jinja2, no JS, no CDN), ``report/README.md``, ``report/summary.json``.
 
-The report formats what the records hold; it computes nothing. It shows the latest record per (paper, claim, budget)
-and keeps every earlier run in a per-paper history. The same records give byte-identical files.
+The report formats what the records hold; it computes nothing. It shows one current record per claim (the latest run at the
+largest budget that ran: counts never mix runs) and keeps every earlier run in a per-paper history. The same records give byte-identical files.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from icml26 import registry
-from icml26.store import ResultStore
+from icml26.claims import Bar
+from icml26.record import RunRecord, latest
+from icml26.store import ResultStore, atomic_write
 
 __all__ = ["write_report", "VERDICT_ORDER"]
 
 VERDICT_ORDER = ("holds", "fails", "inconclusive", "unsupported", "error")
-_BUDGET_ORDER = {"smoke": 0, "small": 1, "full": 2}
 
 
 def _claim_order(slug: str) -> dict[str, int]:
@@ -28,19 +29,21 @@ def _claim_order(slug: str) -> dict[str, int]:
         return {}
 
 
-def _latest(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in records:
-        latest[(r["paper"], r["claim"], r["budget"])] = r
-    def key(r: dict[str, Any]) -> tuple[Any, ...]:
-        return (r.get("paper_id", ""), _claim_order(r["paper"]).get(r["claim"], 99), r["claim"], _BUDGET_ORDER.get(r["budget"], 9))
-    return sorted(latest.values(), key=key)
+def _current(records: Sequence[RunRecord]) -> list[RunRecord]:
+    """One current record per claim (the latest run at the largest budget that ran), in paper and claim order."""
+    def key(r: RunRecord) -> tuple[Any, ...]:
+        return (r.paper_id, _claim_order(r.paper).get(r.claim, 99), r.claim)
+    return sorted(latest(records).values(), key=key)
 
 
-def _view(r: dict[str, Any]) -> dict[str, Any]:
-    v = dict(r)
+def _bar_text(r: RunRecord) -> str:
+    return "; ".join(f"{b.get('text') or b['name']} {Bar.from_dict(b).threshold} ({b['provenance']})" for b in r.bars)
+
+
+def _view(r: RunRecord) -> dict[str, Any]:
+    v = r.to_json()
     figs = []
-    for f in r.get("figures") or []:
+    for f in r.figures:
         g = dict(f)
         if f.get("svg"):
             g["svg_rel"] = Path(f["svg"]).relative_to("report").as_posix()
@@ -48,7 +51,10 @@ def _view(r: dict[str, Any]) -> dict[str, Any]:
             g["png_rel"] = Path(f["png"]).relative_to("report").as_posix()
         figs.append(g)
     v["figures"] = figs
-    details = {k: r.get(k) for k in ("measured", "timings", "config", "seeds", "budget", "duration_s", "cpu_s", "peak_rss_mb", "provenance", "run_id", "started_at", "finished_at")}
+    v["label"] = r.label
+    v["bar_text"] = _bar_text(r)
+    details = {k: v.get(k) for k in ("measured", "timings", "contention", "config", "seeds", "budget", "duration_s",
+                                     "cpu_s", "peak_rss_mb", "provenance", "run_id", "started_at", "finished_at")}
     v["details_json"] = json.dumps(details, indent=2, sort_keys=True)
     return v
 
@@ -57,23 +63,21 @@ def _md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def _markdown(rows: list[dict[str, Any]], counts: Counter) -> str:
+def _markdown(rows: list[RunRecord], counts: Counter) -> str:
     lines = ["# icml26 — claim report", ""]
     lines.append(" · ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts[v]) or "no results")
-    lines += ["", "| paper | claim | source | paper says | measured | verdict | reason | budget | time |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| paper | claim | source | paper says | our bar | measured | verdict | reason | budget | time |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(
-            "| " + " | ".join(_md_escape(x) for x in (
-                f"{r.get('paper_id', '')} {r['paper']}", r.get("claim_text", r["claim"]), r.get("source", ""), r.get("paper_value", ""),
-                r.get("summary") or "—", f"**{r['verdict']}**", r.get("reason", ""), r["budget"], f"{r.get('duration_s') or 0:.1f} s",
-            )) + " |"
-        )
+        cells = (f"{r.paper_id} {r.paper}", r.claim_text or r.claim, r.source, r.paper_value, _bar_text(r) or "—",
+                 r.summary or "—", f"**{r.label}**", r.reason, r.budget, f"{r.duration_s or 0:.1f} s")
+        lines.append("| " + " | ".join(_md_escape(x) for x in cells) + " |")
     lines.append("")
     for r in rows:
-        for f in r.get("figures") or []:
+        for f in r.figures:
             if f.get("png"):
                 rel = Path(f["png"]).relative_to("report").as_posix()
-                lines.append(f"![{r['paper']} {r['claim']}: {_md_escape(f.get('caption') or f['name'])}]({rel})")
+                lines.append(f"![{r.paper} {r.claim}: {_md_escape(f.get('caption') or f['name'])}]({rel})")
     return "\n".join(lines) + "\n"
 
 
@@ -83,32 +87,32 @@ def write_report(out_dir: str | Path) -> Path:
 
     out = Path(out_dir)
     records = ResultStore(out).read()
-    rows = _latest(records)
-    counts = Counter(r["verdict"] for r in rows)
+    rows = _current(records)
+    counts = Counter(r.verdict for r in rows)
     views = [_view(r) for r in rows]
     papers = []
-    for slug in dict.fromkeys(r["paper"] for r in rows):
+    for slug in dict.fromkeys(r.paper for r in rows):
         try:
             info = registry.get_paper(slug)
             meta = {"id": info.id, "slug": info.slug, "title": info.title, "summary": info.summary, "url": info.url}
         except registry.RegistryError:
             meta = {"id": "", "slug": slug, "title": "(not in this installation)", "summary": "", "url": ""}
         hist = [
-            {"finished_at": h.get("finished_at", ""), "claim": h["claim"], "budget": h["budget"], "verdict": h["verdict"],
-             "summary": h.get("summary", ""), "commit": ((h.get("provenance") or {}).get("git") or {}).get("commit", "")[:10]}
-            for h in records if h["paper"] == slug
+            {"finished_at": h.finished_at, "claim": h.claim, "budget": h.budget, "verdict": h.label,
+             "verdict_class": h.verdict, "summary": h.summary, "commit": h.commit[:10]}
+            for h in records if h.paper == slug
         ]
         papers.append({**meta, "rows": [v for v in views if v["paper"] == slug], "history": hist})
     summary = {"total": len(rows), "records": len(records), "counts": {v: counts.get(v, 0) for v in VERDICT_ORDER}}
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(rows=views, papers=papers, summary=summary, verdict_order=VERDICT_ORDER)
     rep = out / "report"
-    rep.mkdir(parents=True, exist_ok=True)
-    (rep / "index.html").write_text(html, encoding="utf-8")
-    (rep / "README.md").write_text(_markdown(rows, counts), encoding="utf-8")
+    atomic_write(rep / "index.html", html)
+    atomic_write(rep / "README.md", _markdown(rows, counts))
     claims = [
-        {k: r.get(k) for k in ("paper", "paper_id", "claim", "budget", "verdict", "reason", "summary", "measured", "timings", "paper_value", "duration_s", "run_id")}
+        {k: r.to_json()[k] for k in ("paper", "paper_id", "claim", "budget", "verdict", "bar_verdict", "basis", "reason",
+                                     "summary", "measured", "timings", "paper_value", "bars", "duration_s", "run_id")}
         for r in rows
     ]
-    (rep / "summary.json").write_text(json.dumps({**summary, "claims": claims}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    atomic_write(rep / "summary.json", json.dumps({**summary, "claims": claims}, indent=2, sort_keys=True) + "\n")
     return rep / "index.html"

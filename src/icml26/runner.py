@@ -21,10 +21,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-from icml26 import provenance
-from icml26.claims import SCHEMA, Verdict, run_claim
+from icml26 import registry
+from icml26.claims import Memo
+from icml26.harness import error_record, run_claim
+from icml26.record import RunRecord
 
-__all__ = ["EXECUTORS", "LocalPoolMapper", "MissingExtraError", "SerialExecutor", "RayExecutor", "Task", "make_executor", "run_tasks"]
+__all__ = ["EXECUTORS", "Job", "LocalPoolMapper", "MissingExtraError", "RayExecutor", "SerialExecutor", "Task", "make_executor",
+           "plan", "run_tasks"]
 
 log = logging.getLogger(__name__)
 
@@ -140,11 +143,15 @@ def make_executor(kind: str = "process", *, jobs: int | None = None, address: st
     return RayExecutor(address=address, num_cpus=None if address else jobs)
 
 
+def _apply(fn: Callable[[Any], Any], x: Any) -> Any:
+    return fn(x)
+
+
 def _ray_mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     import ray
 
-    remote = ray.remote(num_cpus=1)(fn)
-    return ray.get([remote.remote(x) for x in items])
+    remote = ray.remote(num_cpus=1)(_apply)  # a plain function: fn itself may be a functools.partial
+    return ray.get([remote.remote(fn, x) for x in items])
 
 
 @dataclass(frozen=True)
@@ -180,9 +187,12 @@ def _picklable(fn: Callable[[Any], Any]) -> bool:
     return True
 
 
-def _execute(task: Task, timeout: float | None, fan_out: bool, width: int = 1) -> dict[str, Any]:
-    """Worker entry point (top level, so that it pickles). ``fan_out``: map through Ray; else ``width`` local
-    processes for ``ctx.map``."""
+Job = tuple[Task, ...]  # claims run one after the other in one worker (a run group shares one memo)
+
+
+def _execute(job: Job, timeout: float | None, fan_out: bool, width: int = 1) -> list[RunRecord]:
+    """Worker entry point (top level, so that it pickles): run the job's claims in order, sharing one memo.
+    ``fan_out``: ``ctx.map`` through Ray; else ``width`` local processes."""
     mapper: Callable[[Callable[[Any], Any], list[Any]], list[Any]] | None = LocalPoolMapper(width) if width > 1 else None
     if fan_out:
         try:
@@ -191,79 +201,94 @@ def _execute(task: Task, timeout: float | None, fan_out: bool, width: int = 1) -
             mapper = _ray_mapper if ray.is_initialized() else None
         except ImportError:  # pragma: no cover - only reached when ray vanished mid-run
             mapper = None
-    return run_claim(task.paper, task.claim, budget=task.budget, seed=task.seed, n_seeds=task.n_seeds, timeout=timeout, mapper=mapper)
+    memo = Memo()
+    return [run_claim(t.paper, t.claim, budget=t.budget, seed=t.seed, n_seeds=t.n_seeds, timeout=timeout,
+                      mapper=mapper, memo=memo) for t in job]
 
 
-def error_record(task: Task, reason: str, *, tb: str = "", timed_out: bool = False) -> dict[str, Any]:
-    """A record for a claim whose worker never returned (crash, driver-side timeout)."""
-    from icml26 import registry
+def _errors(job: Job, reason: str, *, tb: str = "", timed_out: bool = False) -> list[RunRecord]:
+    return [error_record(t.paper, t.claim, budget=t.budget, seed=t.seed, reason=reason, tb=tb, timed_out=timed_out)
+            for t in job]
 
-    info = registry.get_paper(task.paper)
-    spec = info.claim(task.claim)
-    now = provenance.utc_now()
-    return {
-        "schema": SCHEMA, "run_id": uuid.uuid4().hex, "paper": info.slug, "paper_id": info.id, "claim": task.claim,
-        "claim_text": spec.text, "source": spec.source, "paper_value": spec.paper_value, "budget": task.budget,
-        "seeds": [task.seed], "config": None, "verdict": Verdict.ERROR.value, "reason": reason, "summary": "",
-        "measured": {}, "timings": {}, "rows": [], "figures": [], "notes": "", "error": tb or reason, "timed_out": timed_out,
-        "started_at": now, "finished_at": now, "duration_s": 0.0, "cpu_s": 0.0,
-        "provenance": provenance.collect(), "peak_rss_mb": None,
-    }
+
+def plan(tasks: Sequence[Task]) -> tuple[list[Job], list[Job]]:
+    """Split ``tasks`` into jobs: the claims of one run group (``group`` in ``paper.toml``, same paper, budget and
+    seeds) form one job, every other claim a job of its own. Returns (untimed jobs, timed jobs): a job holding a
+    timed claim runs alone, after the others."""
+    jobs: dict[Any, list[Task]] = {}
+    timed: set[Any] = set()
+    for i, t in enumerate(tasks):
+        spec = registry.get_paper(t.paper).claim(t.claim)
+        key = (t.paper, t.budget, t.seed, t.n_seeds, spec.group) if spec.group else i
+        jobs.setdefault(key, []).append(t)
+        if spec.timed:
+            timed.add(key)
+    return ([tuple(v) for k, v in jobs.items() if k not in timed], [tuple(v) for k, v in jobs.items() if k in timed])
 
 
 def run_tasks(
     tasks: Sequence[Task], executor: cf.Executor, *, timeout: float | None = None
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[RunRecord]:
     """Run ``tasks`` on ``executor`` and yield each record as it finishes (serial: in order).
 
-    ``timeout`` (seconds per claim) is enforced inside the worker; the driver additionally gives up on workers that
-    have not answered ``GRACE_S`` after every claim could have run, and yields error records for them. When a worker
-    process dies (a crash, the OOM killer), a process pool breaks and fails every claim it held; those claims are
-    then run again, each in a fresh process of its own (as many at once as the pool ran), so that only the claim
-    that kills its process gets the error.
+    Untimed claims run first, as many at once as the executor runs; then each timed claim alone (DESIGN: a claim that
+    rests on wall-clock has the machine to itself, and the harness checks that it did). ``timeout`` (seconds per
+    claim) is enforced inside the worker; the driver additionally gives up on workers that have not answered
+    ``GRACE_S`` after every claim could have run, and yields error records for them. When a worker process dies (a
+    crash, the OOM killer), a process pool breaks and fails every claim it held; those claims are then run again,
+    each in a fresh process of its own, so that only the claim that kills its process gets the error.
     """
+    untimed, timed = plan(tasks)
+    yield from _run_jobs(untimed, executor, timeout)
+    for job in timed:
+        yield from _run_jobs([job], executor, timeout)
+
+
+def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None) -> Iterator[RunRecord]:
     fan_out = isinstance(executor, RayExecutor)
     width = 1
     if isinstance(executor, cf.ProcessPoolExecutor):  # cores left idle by running fewer claims at once go to ctx.map
         width = max(1, (os.cpu_count() or 1) // max(1, getattr(executor, "_max_workers", 1)))
-    pending: dict[cf.Future, Task] = {}
-    broken: list[Task] = []
-    for t in tasks:
+    pending: dict[cf.Future, Job] = {}
+    broken: list[Job] = []
+    for job in jobs:
         try:
-            fut = executor.submit(_execute, t, timeout, fan_out, width)
+            fut = executor.submit(_execute, job, timeout, fan_out, width)
         except BrokenProcessPool:
-            broken.append(t)
+            broken.append(job)
             continue
         if fut.done() and isinstance(fut.exception(), BrokenProcessPool):
-            broken.append(t)
+            broken.append(job)
         elif fut.done():
-            yield _record_of(fut, t)
+            yield from _records_of(fut, job)
         else:
-            pending[fut] = t
+            pending[fut] = job
     if pending:
-        deadline = None if timeout is None else (timeout + GRACE_S) * (len(pending) / _slots(executor) + 1)
+        n_claims = sum(len(j) for j in pending.values())
+        deadline = None if timeout is None else (timeout + GRACE_S) * (n_claims / _slots(executor) + 1)
         t0 = time.monotonic()
         try:
             for fut in cf.as_completed(pending, timeout=deadline):
-                t = pending.pop(fut)
+                job = pending.pop(fut)
                 if isinstance(fut.exception(), BrokenProcessPool):
-                    broken.append(t)
+                    broken.append(job)
                 else:
-                    yield _record_of(fut, t)
+                    yield from _records_of(fut, job)
         except cf.TimeoutError:
             waited = time.monotonic() - t0
-            for fut, t in list(pending.items()):
+            for fut, job in list(pending.items()):
                 fut.cancel()
-                yield error_record(t, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)", timed_out=True)
+                yield from _errors(job, f"no answer from the worker after {waited:.0f} s (timeout {timeout:g} s)",
+                                   timed_out=True)
             _kill(executor)
     if broken:  # each again in a process of its own, as many at once as the pool ran
-        log.warning("a worker process died; running %d claim(s) again, each in a process of its own", len(broken))
+        log.warning("a worker process died; running %d job(s) again, each in a process of its own", len(broken))
         at_once = min(len(broken), _slots(executor))
         blas = max(1, (os.cpu_count() or 1) // at_once)  # BLAS threads per re-run: the cores, shared
         with cf.ThreadPoolExecutor(max_workers=at_once) as threads:  # each thread owns (and outlives) its process
-            futs = [threads.submit(_run_isolated, t, timeout, width, blas) for t in broken]
+            futs = [threads.submit(_run_isolated, job, timeout, width, blas) for job in broken]
             for fut in cf.as_completed(futs):
-                yield fut.result()
+                yield from fut.result()
 
 
 def _slots(executor: cf.Executor) -> int:
@@ -276,37 +301,35 @@ def _slots(executor: cf.Executor) -> int:
     return max(1, getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
 
 
-def _run_isolated(task: Task, timeout: float | None, width: int, blas_threads: int) -> dict[str, Any]:
-    """Run one claim in a fresh single-worker process pool; a dying process gives this claim an error record."""
+def _run_isolated(job: Job, timeout: float | None, width: int, blas_threads: int) -> list[RunRecord]:
+    """Run one job in a fresh single-worker process pool; a dying process gives its claims error records."""
     ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads,
                                 initargs=(blas_threads,))
     try:
-        fut = ex.submit(_execute, task, timeout, False, width)
+        fut = ex.submit(_execute, job, timeout, False, width)
         try:
-            rec = fut.result(timeout=None if timeout is None else timeout + GRACE_S)
+            recs = fut.result(timeout=None if timeout is None else (timeout + GRACE_S) * len(job))
         except BrokenProcessPool:
-            rec = error_record(task, "the worker process died while running this claim (a crash or the out-of-memory "
-                                     "killer); it died again when run alone")
+            recs = _errors(job, "the worker process died while running this claim (a crash or the out-of-memory "
+                                "killer); it died again when run alone")
         except cf.TimeoutError:
-            rec = error_record(task, f"no answer from the worker after {timeout:g} s + {GRACE_S:g} s", timed_out=True)
+            recs = _errors(job, f"no answer from the worker after {timeout:g} s + {GRACE_S:g} s", timed_out=True)
         except BaseException as exc:  # noqa: BLE001 - anything else is this claim's error
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            rec = error_record(task, f"worker failed: {type(exc).__name__}: {exc}",
-                               tb="".join(traceback.format_exception(exc)))
+            recs = _errors(job, f"worker failed: {type(exc).__name__}: {exc}", tb="".join(traceback.format_exception(exc)))
     finally:
         _kill(ex)
-    return rec
+    return recs
 
 
-def _record_of(fut: cf.Future, task: Task) -> dict[str, Any]:
+def _records_of(fut: cf.Future, job: Job) -> list[RunRecord]:
     try:
-        return fut.result()
+        return list(fut.result())
     except BaseException as exc:  # noqa: BLE001 - a crashed worker becomes an error record
         if isinstance(exc, KeyboardInterrupt):
             raise
-        tb = "".join(traceback.format_exception(exc))
-        return error_record(task, f"worker failed: {type(exc).__name__}: {exc}", tb=tb)
+        return _errors(job, f"worker failed: {type(exc).__name__}: {exc}", tb="".join(traceback.format_exception(exc)))
 
 
 def _kill(executor: cf.Executor) -> None:

@@ -1,27 +1,55 @@
 """Results store: an append-only ``results.jsonl`` in the output folder, written by the driver only.
 
-Each record is one claim run (see :func:`icml26.claims.run_claim`). Appends are flushed and fsynced per record, so a
-killed run loses at most the claims in flight; a reader skips a torn (partial) last line with a warning.
-Figures arrive inside records as SVG text / PNG bytes; :meth:`ResultStore.append` writes them to
-``report/figures/`` and keeps only their relative paths in the record.
+Each line is one :class:`~icml26.record.RunRecord`. Appends hold an advisory lock on the file and are flushed and
+fsynced per record, so two drivers on one folder interleave whole lines and a killed run loses at most the claims in
+flight; a reader skips a torn (partial) line with a warning. Figures arrive inside records as SVG text / PNG bytes;
+:meth:`ResultStore.append` writes them to ``report/figures/`` and keeps only their relative paths in the record.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResultStore", "latest_by_claim"]
+from icml26.record import RunRecord
+
+__all__ = ["ResultStore", "atomic_write"]
 
 log = logging.getLogger(__name__)
 
 RESULTS = "results.jsonl"
 FIGURES = Path("report") / "figures"
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``path`` so that a reader sees the old file or the new one, never a half-written one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def _locked(fh: Any) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: appends of whole lines, unlocked
+        yield
+        return
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 class ResultStore:
@@ -32,41 +60,43 @@ class ResultStore:
 
     @property
     def path(self) -> Path:
+        """The ``results.jsonl`` file."""
         return self.out / RESULTS
 
     def ensure_writable(self) -> None:
         """Create the folder if needed; raise ``PermissionError``/``OSError`` with the path if it cannot be written."""
         self.out.mkdir(parents=True, exist_ok=True)
-        probe = self.out / ".icml26-write-probe"
+        probe = self.out / f".icml26-write-probe-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
 
-    def _write_figures(self, record: dict[str, Any]) -> None:
-        figs = record.get("figures") or []
+    def _write_figures(self, rec: RunRecord) -> list[dict[str, Any]]:
         out = []
-        for f in figs:
+        for f in rec.figures:
             if "svg" not in f and "png_b64" not in f:  # already written
                 out.append(f)
                 continue
-            stem = f"{record['paper']}__{record['claim']}__{record['budget']}__{record['run_id'][:8]}__{f['name']}"
-            d = self.out / FIGURES
-            d.mkdir(parents=True, exist_ok=True)
+            stem = f"{rec.paper}__{rec.claim}__{rec.budget}__{rec.run_id[:8]}__{f['name']}"
             entry = {"name": f["name"], "caption": f.get("caption", "")}
             if f.get("svg"):
-                (d / f"{stem}.svg").write_text(f["svg"], encoding="utf-8")
+                atomic_write(self.out / FIGURES / f"{stem}.svg", f["svg"])
                 entry["svg"] = (FIGURES / f"{stem}.svg").as_posix()
             if f.get("png_b64"):
-                (d / f"{stem}.png").write_bytes(base64.b64decode(f["png_b64"]))
+                atomic_write(self.out / FIGURES / f"{stem}.png", base64.b64decode(f["png_b64"]))
                 entry["png"] = (FIGURES / f"{stem}.png").as_posix()
             out.append(entry)
-        record["figures"] = out
+        return out
 
-    def append(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Write the record's figures, then append the record as one line (flushed + fsynced). Returns the record."""
+    def append(self, rec: RunRecord) -> RunRecord:
+        """Write the record's figures, then append it as one line (locked, flushed, fsynced). Returns the stored
+        record (figures replaced by their paths)."""
+        if not isinstance(rec, RunRecord):
+            raise TypeError(f"append takes a RunRecord, got {type(rec).__name__}")
         self.out.mkdir(parents=True, exist_ok=True)
-        self._write_figures(record)
-        line = json.dumps(record, sort_keys=True, ensure_ascii=False)
-        with open(self.path, "a+b") as fh:
+        rec = rec.replace(figures=self._write_figures(rec))
+        line = json.dumps(rec.to_json(), sort_keys=True, ensure_ascii=False)
+        with open(self.path, "a+b") as fh, _locked(fh):
+            fh.seek(0, os.SEEK_END)
             if fh.tell() > 0:  # a killed writer may have left a torn line without its newline: end it first
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) != b"\n":
@@ -74,11 +104,11 @@ class ResultStore:
             fh.write(line.encode("utf-8") + b"\n")
             fh.flush()
             os.fsync(fh.fileno())
-        return record
+        return rec
 
-    def read(self) -> list[dict[str, Any]]:
+    def read(self) -> list[RunRecord]:
         """All records in order. A line that does not parse is skipped with a warning (a torn last line is expected
-        after a killed run)."""
+        after a killed run); records of schema ``icml26.run/1`` load too."""
         if not self.path.exists():
             return []
         records = []
@@ -88,21 +118,10 @@ class ResultStore:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                records.append(RunRecord.from_json(json.loads(line)))
             except json.JSONDecodeError:
                 where = "last line" if i >= len(lines) - 1 else f"line {i}"
                 log.warning("%s: skipping unreadable %s (torn write?)", self.path, where)
-                continue
-            if isinstance(rec, dict) and "paper" in rec and "claim" in rec:
-                records.append(rec)
-            else:
-                log.warning("%s: skipping line %d, not a claim record", self.path, i)
+            except (TypeError, ValueError) as exc:
+                log.warning("%s: skipping line %d, not a claim record (%s)", self.path, i, exc)
         return records
-
-
-def latest_by_claim(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """The latest record per (paper, claim), preferring the largest budget run last: simply the last one appended."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in records:
-        out[(r["paper"], r["claim"])] = r
-    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +114,7 @@ def loglog_slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarra
     _check_level(level)
     if np.ptp(lx) == 0:
         raise ValueError("x must take at least two distinct values for a slope")
-    res = sst.linregress(lx, ly)
+    res: Any = sst.linregress(lx, ly)  # a named tuple the stubs do not describe
     stderr = float(res.stderr)
     if not np.isfinite(stderr):  # scipy gives nan for a constant y: an exact fit, slope 0 with no spread
         resid = ly - (res.intercept + res.slope * lx)

@@ -153,10 +153,12 @@ class Block(nn.Module):
             h = self.norm1(x)
             y = self.attn(h, positions) + self.mlp(h)
             return x + (self.post_norm1(y) if self.post_norm1 is not None else y)
+        norm2 = self.norm2
+        assert norm2 is not None  # only a parallel block has no second norm
         if self.cfg.norm_position == "post":
             x = self.norm1(x + self.attn(x, positions))
-            return self.norm2(x + self.mlp(x))
+            return norm2(x + self.mlp(x))
         a = self.attn(self.norm1(x), positions)
         x = x + (self.post_norm1(a) if self.post_norm1 is not None else a)
-        m = self.mlp(self.norm2(x))
+        m = self.mlp(norm2(x))
         return x + (self.post_norm2(m) if self.post_norm2 is not None else m)

@@ -119,7 +119,8 @@ class TinyGPT(nn.Module):
         if self.wpe is not None:
             x = x + self.wpe(pos)
         elif self.cfg.pos == "sinusoidal":
-            x = x + self.sin_table[:T].to(x.dtype)
+            table: Tensor = self.get_buffer("sin_table")
+            x = x + table[:T].to(x.dtype)
         for blk in self.blocks:
             x = blk(x, pos)
         return self.norm_f(x) if self.norm_f is not None else x

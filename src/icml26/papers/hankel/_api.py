@@ -59,7 +59,7 @@ def _positive_real(name: str, value: object) -> float:
     """A finite real number > 0 (Python or NumPy; bool is rejected) as float."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {type(value).__name__}")
-    if not (math.isfinite(value) and value > 0):
+    if not (math.isfinite(float(value)) and float(value) > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -149,14 +149,16 @@ def hankel_complete(
     y0 = np.where(m, y, 0.0)
     init = spectral_init(ops, y0 / p, rank=rank, rng=make_rng(seed))
     step = METHODS[method] if eta is None else float(eta)
+    if method != "fiht" and step is None:  # pragma: no cover - every gradient method has a default step
+        raise ValueError(f"method {method!r} needs a step size eta")
     if method in _SYMMETRIC:
         solver = SymmetricGD(
-            ops, takagi_factor(init), y0, m, p, eta=step, sigma1=float(init.s[0]), preconditioned=method == "jpgd"
+            ops, takagi_factor(init), y0, m, p, eta=float(step or 0.0), sigma1=float(init.s[0]), preconditioned=method == "jpgd"
         )
     elif method == "fiht":
         solver = FIHT(ops, init, y0, m, p)
     else:
-        solver = AsymmetricGD(ops, init, y0, m, p, eta=step, scaled=method == "scaledgd")
+        solver = AsymmetricGD(ops, init, y0, m, p, eta=float(step or 0.0), scaled=method == "scaledgd")
     x = solver.x
     xt_norm = float(np.linalg.norm(xt)) if xt is not None else 1.0
     history: list[float] = []

@@ -40,7 +40,8 @@ def spectral_init(
         x0: (n,) the signal to lift, here p⁻¹ P_Ω y.
         rank: r.
         rng: the random generator for the Gaussian test matrix.
-        oversample, power_iters: sketch size r + ``oversample`` and number of subspace iterations.
+        oversample: the sketch has r + ``oversample`` columns.
+        power_iters: the number of subspace iterations.
     """
     k = min(rank + oversample, ops.n1, ops.n2)
     x_hat = ops.fft(x0)

@@ -39,7 +39,7 @@ class HankelOps:
         self.n = int(n)
         self.n1 = self.n // 2 + 1
         self.n2 = self.n + 1 - self.n1
-        self.N = sfft.next_fast_len(self.n)
+        self.N = int(sfft.next_fast_len(self.n))  # type: ignore[arg-type]
         k = np.arange(self.n)
         self.w = np.minimum.reduce([k + 1, np.full(self.n, self.n1), np.full(self.n, self.n2), self.n - k]).astype(float)
         # DFT of a reversed, conjugated column of length m: ω^{-(m-1)k} · conj(DFT(v))_k  (ω = e^{2πi/N}).
@@ -49,10 +49,10 @@ class HankelOps:
     # ---- transforms ---------------------------------------------------------------------------------------------
     def fft(self, a: np.ndarray) -> np.ndarray:
         """DFT of length N along axis 0 (zero-padded)."""
-        return sfft.fft(a, n=self.N, axis=0)
+        return np.asarray(sfft.fft(a, n=self.N, axis=0))
 
     def _ifft(self, a: np.ndarray) -> np.ndarray:
-        return sfft.ifft(a, n=self.N, axis=0)
+        return np.asarray(sfft.ifft(a, n=self.N, axis=0))
 
     # ---- products ------------------------------------------------------------------------------------------------
     def apply_hat(self, x_hat: np.ndarray, V_hat: np.ndarray, *, transpose: bool = False) -> np.ndarray:

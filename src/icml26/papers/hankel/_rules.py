@@ -1,49 +1,34 @@
-"""Decision rules of the claim checks of [P03], as pure functions of a table of runs (so tests can feed them rows).
+"""Verdict rules of the [P03] claims: pure functions of a table of solves, built from :mod:`icml26.verdicts`.
 
 A row is one solve: ``{"kappa", "ratio", "damped", "seed", "method", "iterations", "converged", "seconds", "error"}``.
+Every rule takes the claim's declared bars (``paper.toml``) by name and returns one :class:`~icml26.verdicts.Judgement`.
 
-Claim 2 (``faster_than_baselines``), per grid cell and per baseline b that converged in every trial of the cell:
-  - iterations: Δ = median iterations of JPGD − median iterations of b; |Δ| <= ``TIE_ITERS`` is a tie, Δ < −1 fewer,
-    Δ > 1 more (JPGD and ScaledGD have identical iterates, so their counts differ by rounding only);
-  - time (when judged, >= 2 trials): the paired bootstrap CI of mean(JPGD seconds) / mean(b seconds) over the cell's
-    trials; faster iff CI hi < 1, slower iff CI lo > 1, otherwise undecided;
-  - the pair is lost on "more" iterations or "slower" time; won on (fewer or tie) iterations and faster time (fewer
-    alone when time is not judged); undecided otherwise. A baseline that failed to converge in some trial of the cell
-    while JPGD converged in all is beaten there. A cell where JPGD failed but some baseline converged is lost.
-  Verdict: fails if any pair is lost, holds if every pair is won, inconclusive otherwise.
-
-Claim 3 (``recovery_rate``): non-inferiority against every baseline (no comparator picked from the data). For each
-baseline b the paired differences success(JPGD) − success(b) over all (ratio, trial) are bootstrapped; b is matched iff
-CI lo >= −δ, beats JPGD iff CI hi < −δ. Verdict: holds iff JPGD matches every baseline, fails iff some baseline beats
-it, inconclusive otherwise, and inconclusive whenever a ratio has fewer than ``MIN_TRIALS`` trials. δ = ``DELTA`` =
-0.05 was fixed before re-measuring.
+- ``kappa_free_rate``: JPGD converges in every run, and the bootstrap CI (over seeds) of max/min median iterations
+  over κ meets ``iteration_ratio``.
+- ``faster_than_baselines``: every (cell, baseline) pair must hold. A pair fails on more iterations (beyond the
+  ``iteration_tie``) or a slower time (the paired time-ratio CI misses ``time_ratio``), holds on fewer-or-tied
+  iterations and a faster time, and is undecided otherwise. A baseline that did not converge in some trial of a cell
+  where JPGD converged in all loses on iterations; such pairs are counted apart, since their time is not comparable.
+  A cell where JPGD did not converge but a baseline did fails; a cell where no method converged is not judged.
+- ``recovery_rate``: JPGD's success rate is non-inferior to every baseline's (paired differences over all trials
+  against ``success_margin``), with at least ``MIN_TRIALS`` trials per sampling ratio.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from icml26.claims import Verdict
+import numpy as np
+
+from icml26.claims import Bar, Verdict
 from icml26.common.stats import bootstrap_ci, ratio_ci
+from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of, fmt, non_inferior
 
-__all__ = ["DELTA", "MIN_TRIALS", "TIE_ITERS", "Judgement", "cell_label", "judge_grid", "judge_recovery"]
+__all__ = ["MIN_TRIALS", "RULES", "cell_label", "judge_grid", "judge_rate", "judge_recovery"]
 
-TIE_ITERS = 1  # claim 2: |Δ median iterations| <= 1 is a tie, decided by time
-DELTA = 0.05  # claim 3: non-inferiority margin on the success rate
-MIN_TRIALS = 3  # claim 3: fewer trials per sampling ratio give no usable CI (the verdict is then inconclusive)
-
-
-@dataclass
-class Judgement:
-    """A verdict with its reason, deterministic numbers (``measured``) and wall-clock-derived ones (``timings``)."""
-
-    verdict: Verdict
-    reason: str
-    measured: dict[str, Any] = field(default_factory=dict)
-    timings: dict[str, Any] = field(default_factory=dict)
+MIN_TRIALS = MIN_SEEDS  # recovery_rate: trials per sampling ratio below which no CI is usable
 
 
 def cell_label(kappa: float, ratio: float, damped: bool) -> str:
@@ -51,124 +36,114 @@ def cell_label(kappa: float, ratio: float, damped: bool) -> str:
     return f"κ={kappa:g} p={ratio:.0%}{' damped' if damped else ''}"
 
 
-def _short(items: Sequence[str], k: int = 4) -> str:
-    return ", ".join(items[:k]) + (f" (+{len(items) - k} more)" if len(items) > k else "")
+def judge_rate(rows: Sequence[dict[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
+    """``kappa_free_rate``: all JPGD runs converge; max/min median iterations over κ meets ``iteration_ratio``."""
+    kappas = sorted({r["kappa"] for r in rows})
+    seeds = sorted({r["seed"] for r in rows})
+    failed = [(r["kappa"], r["seed"]) for r in rows if not r["converged"]]
+    if failed:
+        return Judgement(Verdict.FAILS, f"JPGD did not converge for (κ, seed) = {failed}",
+                         {"not_converged": len(failed)})
+    by = {(r["kappa"], r["seed"]): r["iterations"] for r in rows}
+    iters = np.array([[by[k, s] for s in seeds] for k in kappas], dtype=float)  # (κ, seed)
+
+    def spread(idx: np.ndarray) -> float:
+        med = np.median(iters[:, idx.astype(int)], axis=1)
+        return float(med.max() / med.min())
+
+    est = bootstrap_ci(np.arange(len(seeds)), stat=spread, seed=0)
+    j = against_bar("max/min median iterations over κ", est, bars["iteration_ratio"], n=len(seeds), min_n=MIN_SEEDS)
+    med = np.median(iters, axis=1)
+    measured = {**j.measured, "ratio": est.value, "ratio_ci": [est.lo, est.hi], "not_converged": 0,
+                "median_iterations": {f"{k:g}": float(m) for k, m in zip(kappas, med)}}
+    return Judgement(j.verdict, j.reason, measured)
 
 
-def _iteration_call(delta: float, tie: int) -> str:
-    return "tie" if abs(delta) <= tie else ("fewer" if delta < 0 else "more")
+def _cell_rows(rows: Sequence[dict[str, Any]], cell: tuple[Any, ...], m: str) -> list[dict[str, Any]]:
+    return sorted((r for r in rows if (r["kappa"], r["ratio"], r["damped"]) == cell and r["method"] == m),
+                  key=lambda r: r["seed"])
 
 
-def judge_grid(
-    rows: Sequence[dict[str, Any]], *, baselines: Sequence[str], judge_time: bool, tie: int = TIE_ITERS
-) -> Judgement:
-    """Claim 2's rule (module docstring): JPGD needs fewer iterations and less time than every baseline, per cell."""
+def _pair(jp: list[dict[str, Any]], bl: list[dict[str, Any]], name: str, bars: Mapping[str, Bar],
+          judge_time: bool) -> tuple[Judgement, str]:
+    """One (cell, baseline) pair: its judgement and its kind (``won``, ``unconverged``, ``tie``, ``lost``...)."""
+    if not all(r["converged"] for r in bl):
+        return Judgement(Verdict.HOLDS, f"{name} did not converge in every trial (JPGD did)"), "unconverged"
+    d = statistics.median(r["iterations"] for r in jp) - statistics.median(r["iterations"] for r in bl)
+    tie = float(bars["iteration_tie"].value)  # type: ignore[arg-type]
+    it = "tie" if abs(d) <= tie else ("fewer" if d < 0 else "more")
+    t = None
+    if judge_time and len(jp) >= 2:
+        est = ratio_ci([r["seconds"] for r in jp], [r["seconds"] for r in bl], paired=True, seed=0)
+        t = against_bar(f"JPGD/{name} time", est, bars["time_ratio"], timed=True)
+    time_text = "" if t is None else f"; {t.reason}"
+    why = f"Δ median iterations {d:+g} ({it}){time_text}"
+    if it == "more" or (t is not None and t.verdict is Verdict.FAILS):
+        kind = "lost"
+        v = Verdict.FAILS
+    elif t is not None and t.verdict is Verdict.HOLDS:
+        kind, v = ("tie" if it == "tie" else "won"), Verdict.HOLDS
+    else:
+        kind, v = "undecided", Verdict.INCONCLUSIVE
+        why += "" if t is not None else "; time not judged at this budget"
+    return Judgement(v, why, timings={} if t is None else dict(t.timings)), kind
+
+
+def judge_grid(rows: Sequence[dict[str, Any]], *, bars: Mapping[str, Bar], baselines: Sequence[str],
+               judge_time: bool) -> Judgement:
+    """``faster_than_baselines`` (module docstring): every (cell, baseline) pair must hold."""
     cells = sorted({(r["kappa"], r["ratio"], r["damped"]) for r in rows}, key=lambda c: (c[2], c[1], c[0]))
-    failures = {m: sum(not r["converged"] for r in rows if r["method"] == m) for m in ("jpgd", *baselines)}
+    parts: dict[str, Judgement] = {}
+    kinds: dict[str, list[str]] = {}
     per_cell: dict[str, Any] = {}
-    time_cells: dict[str, Any] = {}
-    lost, won, undecided, nobody, it_lost, ties = [], [], [], [], [], []
-    it_ratios: list[float] = []
+    nobody: list[str] = []
     for cell in cells:
         label = cell_label(*cell)
-        sel = {m: sorted((r for r in rows if (r["kappa"], r["ratio"], r["damped"]) == cell and r["method"] == m),
-                         key=lambda r: r["seed"]) for m in ("jpgd", *baselines)}
-        ok = {m: bool(sel[m]) and all(r["converged"] for r in sel[m]) for m in sel}
-        its = {m: float(statistics.median(r["iterations"] for r in sel[m])) for m in sel if sel[m]}
-        conv = [b for b in baselines if ok[b]]
-        entry: dict[str, Any] = {"median_iterations": its, "jpgd_converged": ok["jpgd"], "baselines_converged": conv}
-        per_cell[label] = entry
+        sel = {m: _cell_rows(rows, cell, m) for m in ("jpgd", *baselines)}
+        ok = {m: bool(v) and all(r["converged"] for r in v) for m, v in sel.items()}
+        per_cell[label] = {"median_iterations": {m: float(statistics.median(r["iterations"] for r in v))
+                                                 for m, v in sel.items() if v},
+                           "jpgd_converged": ok["jpgd"], "baselines_converged": [b for b in baselines if ok[b]]}
         if not ok["jpgd"]:
-            if conv:
-                lost.append(f"{label}: JPGD not converged")
-                it_lost.append(lost[-1])
+            if any(ok[b] for b in baselines):
+                parts[label] = Judgement(Verdict.FAILS, "JPGD did not converge in every trial; a baseline did")
+                kinds.setdefault("lost", []).append(label)
             else:
                 nobody.append(label)
             continue
-        calls: dict[str, str] = {}
-        times: dict[str, Any] = {}
         for b in baselines:
-            pair = f"{label} vs {b}"
-            if not ok[b]:
-                calls[b] = "baseline not converged"
-                won.append(pair)
-                continue
-            it = _iteration_call(its["jpgd"] - its[b], tie)
-            calls[b] = it
-            if it == "tie":
-                ties.append(pair)
-            elif it == "more":
-                it_lost.append(f"{pair}: more iterations")
-            t = "not judged"
-            if judge_time and len(sel["jpgd"]) >= 2:
-                est = ratio_ci([r["seconds"] for r in sel["jpgd"]], [r["seconds"] for r in sel[b]], paired=True, seed=0)
-                t = "faster" if est.hi < 1.0 else ("slower" if est.lo > 1.0 else "undecided")
-                times[b] = {"ratio": est.value, "ci": [est.lo, est.hi], "call": t}
-            if it == "more" or t == "slower":
-                lost.append(f"{pair}: {'more iterations' if it == 'more' else 'slower'}")
-            elif t == "faster" or (it == "fewer" and not judge_time):
-                won.append(pair)
-            else:
-                undecided.append(f"{pair}: {it} iterations, time {t}")
-        entry["iteration_calls"] = calls
-        if conv:
-            entry["iteration_ratio"] = its["jpgd"] / min(its[b] for b in conv)
-            it_ratios.append(entry["iteration_ratio"])
-        if times:
-            time_cells[label] = times
-    n_judged = len(cells) - len(nobody)
-    measured = {
-        "cells": len(cells), "cells_judged": n_judged, "cells_nobody_converged": nobody,
-        "worst_iteration_ratio": max(it_ratios) if it_ratios else None, "tie_iterations": tie, "tied_pairs": ties,
-        "pairs_lost_on_iterations": it_lost,
-        "not_converged_runs": failures, "per_cell": per_cell,
-    }
-    ratios = [v["ratio"] for c in time_cells.values() for v in c.values()]
-    timings = {"time_ratio_per_cell": time_cells, "worst_time_ratio": max(ratios) if ratios else None,
-               "pairs_lost": lost, "pairs_undecided": undecided, "pairs_won": len(won)}
-    rule = (f"iterations: |Δ median| <= {tie} is a tie, decided by time; time: paired bootstrap CI of "
-            f"mean(JPGD s)/mean(baseline s) vs 1" + ("" if judge_time else " (not judged at this budget)"))
-    head = f"{len(ties)} tied pairs ({_short(ties, 2)}); " if ties else ""
-    if n_judged == 0:
-        v, why = Verdict.INCONCLUSIVE, "no method converged in any cell"
-    elif lost:
-        v, why = Verdict.FAILS, f"{head}JPGD lost {len(lost)} (cell, baseline) pairs: {_short(lost)}. Rule: {rule}"
-    elif undecided:
-        v, why = Verdict.INCONCLUSIVE, (f"{head}{len(undecided)} pairs undecided: {_short(undecided)}; "
-                                        f"none lost, {len(won)} won. Rule: {rule}")
-    else:
-        v, why = Verdict.HOLDS, f"{head}JPGD won all {len(won)} (cell, baseline) pairs in {n_judged} cells. Rule: {rule}"
-    return Judgement(v, why, measured, timings)
+            j, kind = _pair(sel["jpgd"], sel[b], b, bars, judge_time)
+            parts[f"{label} vs {b}"] = j
+            kinds.setdefault(kind, []).append(f"{label} vs {b}")
+    if not parts:
+        return Judgement(Verdict.INCONCLUSIVE, "no method converged in any cell", {"cells_nobody_converged": nobody})
+    j = all_of(parts, what="(cell, baseline) pairs")
+    tally = ", ".join(f"{len(v)} {k}" for k, v in sorted(kinds.items()))
+    reason = (f"{j.reason}. Pairs by kind: {tally} (unconverged: the baseline did not converge, counted apart)"
+              + (f"; no method converged in {', '.join(nobody)}" if nobody else ""))
+    measured = {"parts": j.measured["parts"], "pair_kinds": kinds, "per_cell": per_cell,
+                "cells_nobody_converged": nobody, "not_converged_runs": {
+                    m: sum(not r["converged"] for r in rows if r["method"] == m) for m in ("jpgd", *baselines)}}
+    return Judgement(j.verdict, reason, measured, j.timings)
 
 
-def judge_recovery(
-    rows: Sequence[dict[str, Any]], *, baselines: Sequence[str], success: float, delta: float = DELTA
-) -> Judgement:
-    """Claim 3's rule (module docstring): JPGD's success is non-inferior (margin δ) to every baseline's, paired."""
+def judge_recovery(rows: Sequence[dict[str, Any]], *, bars: Mapping[str, Bar], baselines: Sequence[str],
+                   success: float) -> Judgement:
+    """``recovery_rate``: non-inferior to every baseline (no comparator chosen from the data), paired over trials."""
     ok = {(r["method"], r["ratio"], r["seed"]): r["error"] <= success for r in rows}
     keys = sorted({(r["ratio"], r["seed"]) for r in rows})
     ratios = sorted({k[0] for k in keys})
-    rate = {m: [sum(ok[m, p, s] for (q, s) in keys if q == p) / sum(q == p for q, _ in keys) for p in ratios]
-            for m in ("jpgd", *baselines)}
-    per_b: dict[str, Any] = {}
-    matched, beaten, open_ = [], [], []
+    trials = min(sum(q == p for q, _ in keys) for p in ratios)
+    parts = {}
     for b in baselines:
         est = bootstrap_ci([float(ok["jpgd", p, s]) - float(ok[b, p, s]) for p, s in keys], seed=0)
-        call = "matched" if est.lo >= -delta else ("beats JPGD" if est.hi < -delta else "undecided")
-        per_b[b] = {"diff": est.value, "ci": [est.lo, est.hi], "call": call}
-        (matched if call == "matched" else beaten if call == "beats JPGD" else open_).append(
-            f"{b} {est.value:+.3f} [{est.lo:+.3f}, {est.hi:+.3f}]")
-    rule = (f"against every baseline (no comparator chosen from the data), {len(keys)} paired trials; "
-            f"non-inferior iff CI lo >= −{delta:g}, inferior iff CI hi < −{delta:g}")
-    trials = min(sum(q == p for q, _ in keys) for p in ratios)
-    if trials < MIN_TRIALS:
-        v, why = Verdict.INCONCLUSIVE, (f"only {trials} trial(s) per sampling ratio (< {MIN_TRIALS}): no usable CI; "
-                                        f"JPGD − baseline success: {'; '.join(matched + beaten + open_)}. Rule: {rule}")
-    elif beaten:
-        v, why = Verdict.FAILS, f"JPGD − baseline success: inferior to {'; '.join(beaten)}. Rule: {rule}"
-    elif open_:
-        v, why = Verdict.INCONCLUSIVE, f"JPGD − baseline success: undecided vs {'; '.join(open_)}. Rule: {rule}"
-    else:
-        v, why = Verdict.HOLDS, f"JPGD − baseline success non-inferior to all: {'; '.join(matched)}. Rule: {rule}"
-    measured = {"success_rate": rate, "ratios": ratios, "delta": delta, "diff_vs_baseline": per_b}
-    return Judgement(v, why, measured)
+        parts[f"vs {b}"] = non_inferior(f"JPGD − {b} success", est, bars["success_margin"], n=trials,
+                                        min_n=MIN_TRIALS)
+    j = all_of(parts, what="baselines", show=len(parts))
+    rate = {m: [sum(ok[m, p, s] for (q, s) in keys if q == p) / sum(q == p for q, _ in keys) for p in ratios]
+            for m in ("jpgd", *baselines)}
+    reason = f"{j.reason}. {len(keys)} paired trials, {trials} per sampling ratio (of {fmt(len(ratios))} ratios)"
+    return Judgement(j.verdict, reason, {**j.measured, "success_rate": rate, "ratios": ratios})
+
+
+RULES = {"kappa_free_rate": judge_rate, "faster_than_baselines": judge_grid, "recovery_rate": judge_recovery}

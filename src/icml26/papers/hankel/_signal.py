@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from icml26.common.seeding import rng as make_rng
+from icml26.common.validation import int_at_least, positive_int, real
+from icml26.common.validation import seed as check_seed
 
 __all__ = ["make_spectral_signal"]
 
 
-def _check_int(name: str, value: object, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {type(value).__name__}")
-    if value < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
-
-
 def make_spectral_signal(
-    n: int, rank: int, *, kappa: float, damped: bool = False, seed: int | np.random.Generator | None
+    n: int, rank: int, *, kappa: float, damped: bool = False, seed: int | np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A signal x_k = Σ_{j<r} c_j exp((2πi f_j − τ_j) k), k = 0..n−1, whose Hankel lift has rank r.
 
@@ -39,19 +30,15 @@ def make_spectral_signal(
         rank: number of modes r (1 <= r <= n // 2).
         kappa: amplitude dynamic range κ >= 1.
         damped: add damping.
-        seed: int seed or numpy Generator (required, keyword-only; ``None`` draws fresh entropy).
+        seed: int seed (>= 0) or numpy Generator (required, keyword-only).
 
     Returns:
         ``(x, freqs, amps)``: x (n,) complex128, freqs (r,) in [0, 1), amps (r,) complex c_j.
     """
-    n = _check_int("n", n, 3)
-    rank = _check_int("rank", rank, 1)
-    if rank > n // 2:
-        raise ValueError(f"rank must be <= n // 2 = {n // 2}, got {rank}")
-    kappa = float(kappa)
-    if not (math.isfinite(kappa) and kappa >= 1.0):
-        raise ValueError(f"kappa must be a finite number >= 1, got {kappa}")
-    g = make_rng(seed)
+    n = int_at_least(n, "n", 3)
+    rank = positive_int(rank, "rank", hi=n // 2)
+    kappa = real(kappa, "kappa", lo=1.0)
+    g = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     j = np.arange(rank)
     freqs = np.mod(g.uniform() + (j + 0.5 * g.uniform(size=rank)) / rank, 1.0)
     mags = kappa ** (-j / max(rank - 1, 1)) if rank > 1 else np.ones(1)

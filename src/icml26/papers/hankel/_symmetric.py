@@ -32,7 +32,7 @@ def generator(ops: HankelOps, Z: np.ndarray) -> np.ndarray:
 
 
 def residual_signal(x: np.ndarray, y0: np.ndarray, mask: np.ndarray, p: float) -> np.ndarray:
-    """z = p⁻¹ (P_Ω x − y) − x, so that Z Zᵀ + H(z) is the gradient of the objective in the matrix variable."""
+    """Z = p⁻¹ (P_Ω x − y) − x, so that Z Zᵀ + H(z) is the gradient of the objective in the matrix variable."""
     return np.where(mask, (x - y0) / p - x, -x)
 
 
