@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 _HOME = Path(tempfile.mkdtemp(prefix="icml26-test-home-"))
-for _var, _sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("MPLCONFIGDIR", "mpl"), ("RAY_TMPDIR", "ray")):
+for _var, _sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("MPLCONFIGDIR", "mpl"), ("RAY_TMPDIR", "ray"),
+                   ("TORCHINDUCTOR_CACHE_DIR", "torchinductor"), ("TRITON_CACHE_DIR", "triton")):
     (_HOME / _sub).mkdir(parents=True, exist_ok=True)
     os.environ[_var] = str(_HOME / _sub)
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"

@@ -43,6 +43,9 @@ def _escape(text: Any) -> str:
 log = logging.getLogger(__name__)
 
 MAX_TIMEOUT_S = 7 * 86400.0
+#: caches the libraries under a run would otherwise write to $HOME or $TMPDIR, kept inside --out/cache
+_CACHE_VARS = {"ICML26_CACHE_DIR": "", "MPLCONFIGDIR": "matplotlib", "TORCHINDUCTOR_CACHE_DIR": "torchinductor",
+               "TRITON_CACHE_DIR": "triton", "HF_HOME": "huggingface"}
 #: Ray's unix sockets live under its temp dir: <dir>/session_<date>_<time>_<pid>/sockets/plasma_store adds up to 63
 #: bytes and the path must stay under 108, so longer --out paths keep Ray's default (/tmp/ray, with a warning)
 RAY_TMPDIR_MAX = 39
@@ -219,8 +222,8 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
     # caches that methods keep (e.g. inc_bpe's vocabulary preprocessing), matplotlib's font cache and a local Ray
     # cluster's session files stay inside the output folder during a run (workers inherit the environment)
     cache = Path(out).resolve() / "cache"
-    os.environ.setdefault("ICML26_CACHE_DIR", str(cache))
-    os.environ.setdefault("MPLCONFIGDIR", str(cache / "matplotlib"))
+    for var, sub in _CACHE_VARS.items():
+        os.environ.setdefault(var, str(cache / sub) if sub else str(cache))
     if executor == "ray" and not address and "RAY_TMPDIR" not in os.environ:
         if len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
             os.environ["RAY_TMPDIR"] = str(cache / "ray")

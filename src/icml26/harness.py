@@ -133,7 +133,8 @@ def _final(spec: registry.ClaimSpec, result: ClaimResult, contention: dict[str, 
 def _check(claim: Any, budget: str, ctx: Context, *, timeout: float | None, threads: int, torch: bool,
            timed: bool) -> tuple[ClaimResult, dict[str, Any] | None]:
     b = claim.budgets[budget]
-    monitor = LoadMonitor(threads=threads) if timed else None
+    parallel = max(1, int(getattr(ctx.mapper, "width", 1) or 1))
+    monitor = LoadMonitor(threads=threads, parallel=parallel) if timed else None
     with thread_limit(threads, torch=torch), _Alarm(timeout) as alarm:
         if monitor is not None:
             monitor.start()
@@ -161,8 +162,9 @@ def run_claim(
 ) -> RunRecord:
     """Run one claim of one paper and return its :class:`~icml26.record.RunRecord`. Never raises for a failing check.
 
-    ``mapper`` fans ``ctx.map`` out (ignored for timed claims, which run single-process); ``memo`` is shared by the
-    claims of one run group (a fresh one otherwise: each claim recomputes what it needs).
+    ``mapper`` fans ``ctx.map`` out (a timed claim may fan out its own sweep: each timed pair runs inside one worker,
+    and the runner runs no other claim beside it); ``memo`` is shared by the claims of one run group (a fresh one
+    otherwise: each claim recomputes what it needs).
     """
     if budget not in BUDGET_NAMES:
         raise ValueError(f"budget must be one of {BUDGET_NAMES}, got {budget!r}")
@@ -184,7 +186,7 @@ def run_claim(
         seeds = derive_seeds(seed, n_seeds if n_seeds is not None else b.seeds)
         config = jsonable(b.config)
         seed_everything(seed)
-        ctx = Context(seeds=seeds, budget=budget, bars=spec.bar_map, mapper=None if spec.timed else mapper,
+        ctx = Context(seeds=seeds, budget=budget, bars=spec.bar_map, mapper=mapper,
                       memo=memo if memo is not None else Memo())
         torch = bool({"torch", "rl"} & set(info.requires))
         result, contention = _check(claim, budget, ctx, timeout=timeout, threads=b.threads, torch=torch,

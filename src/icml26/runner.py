@@ -68,28 +68,33 @@ class SerialExecutor(cf.Executor):
 class RayExecutor(cf.Executor):
     """Submits calls as Ray tasks (``num_cpus=1`` each); ``ObjectRef.future()`` gives a ``concurrent.futures.Future``.
 
-    Joins the cluster at ``address`` if given, else starts a local one bound to loopback. Shuts Ray down on
+    Joins the cluster at ``address`` if given (an existing cluster: its own settings apply); otherwise starts a local
+    one that stays on loopback and dies with this process (:mod:`icml26._ray_local`). Shuts Ray down on
     :meth:`shutdown` only if it started it.
     """
 
     def __init__(self, *, address: str | None = None, num_cpus: int | None = None) -> None:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        if address is None and "ray" not in sys.modules:  # read by Ray at import: advertise 127.0.0.1, not the NIC
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         try:
             import ray
         except ImportError as exc:
             raise MissingExtraError("the ray executor needs ray: pip install 'icml26[ray]'") from exc
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         self._ray = ray
         self._started = False
         self._token_set = False
+        self._session: str | None = None
+        self._reaper: Any = None
         if not ray.is_initialized():
+            # a token in the environment: Ray would otherwise write a new one to ~/.ray/auth_token
+            if not any(v in os.environ for v in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")):
+                os.environ["RAY_AUTH_TOKEN"] = uuid.uuid4().hex
+                self._token_set = True
             if address is None:
-                # keep a local cluster on loopback (Ray advertises the NIC address otherwise)
-                os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-                # a token in the environment: Ray would otherwise write a new one to ~/.ray/auth_token
-                if not any(v in os.environ for v in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")):
-                    os.environ["RAY_AUTH_TOKEN"] = uuid.uuid4().hex
-                    self._token_set = True
-                ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+                from icml26 import _ray_local
+
+                self._session, self._reaper = _ray_local.start(ray, num_cpus=num_cpus)
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
             self._started = True
@@ -101,6 +106,14 @@ class RayExecutor(cf.Executor):
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
             self._started = False
+        if self._session is not None:  # agents Ray leaves behind, then the reaper itself
+            from icml26 import _ray_local
+
+            _ray_local.reap(self._session, spare=os.getpid())
+            if self._reaper is not None:
+                self._reaper.kill()
+                self._reaper.wait()
+            self._session = None
         if self._token_set:  # never hand our local cluster's token to a cluster joined later in this process
             os.environ.pop("RAY_AUTH_TOKEN", None)
             self._token_set = False
@@ -240,15 +253,17 @@ def run_tasks(
     """
     untimed, timed = plan(tasks)
     yield from _run_jobs(untimed, executor, timeout)
-    for job in timed:
-        yield from _run_jobs([job], executor, timeout)
+    for job in timed:  # alone on the machine: its own sweep may use every core
+        yield from _run_jobs([job], executor, timeout, alone=True)
 
 
-def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None) -> Iterator[RunRecord]:
+def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None, *, alone: bool = False
+              ) -> Iterator[RunRecord]:
     fan_out = isinstance(executor, RayExecutor)
     width = 1
     if isinstance(executor, cf.ProcessPoolExecutor):  # cores left idle by running fewer claims at once go to ctx.map
-        width = max(1, (os.cpu_count() or 1) // max(1, getattr(executor, "_max_workers", 1)))
+        cores = os.cpu_count() or 1
+        width = cores if alone else max(1, cores // max(1, getattr(executor, "_max_workers", 1)))
     pending: dict[cf.Future, Job] = {}
     broken: list[Job] = []
     for job in jobs:

@@ -88,11 +88,11 @@ def test_bad_samples_and_params():
     with pytest.raises(ValueError, match="n_quantiles"):
         quantile_grid(0)
     with pytest.raises(ValueError, match="tau"):
-        CVaR(0.2)._g(np.array([1.5]))
+        CVaR(0.2).g(np.array([1.5]))
 
 
 def test_parameters_accept_numpy_numbers_and_reject_bools():
-    """Review 16: numpy scalars are numbers; a bool is not a distortion parameter."""
+    """Numpy scalars are numbers; a bool is not a distortion parameter."""
     assert WangTransform(np.float32(0.75)).gaussian(0.0, 1.0) == pytest.approx(-0.75)
     assert CVaR(np.float64(0.2)).gaussian(0.0, 1.0) == pytest.approx(CVaR(0.2).gaussian(0.0, 1.0))
     assert PowerDistortion(np.int64(2)).g(np.array([0.5]))[0] == pytest.approx(0.75)

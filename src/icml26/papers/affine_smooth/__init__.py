@@ -1,7 +1,6 @@
-"""Convergence of Steepest Descent and Adam under Non-Uniform Smoothness (P26, ICML 2026).
+"""[P26] Convergence of Steepest Descent and Adam under Non-Uniform Smoothness
 
-S. Vaswani, Y. Sun, R. Babanezhad Harikandeh. https://arxiv.org/abs/2605.30648 (ICML title: "On the Convergence of
-Steepest Descent and Adaptive Gradient Methods under Non-Uniform Smoothness").
+Also titled "On the Convergence of Steepest Descent and Adaptive Gradient Methods under Non-Uniform Smoothness".
 
 What: objectives whose curvature is affine in the objective value, ‖∇²f(θ)‖ ≤ H0 + H1 f(θ) ((H0, H1)-smoothness),
 plus gradient domination ‖∇f‖_* ≥ μ (f − f*). Under them, normalised steepest descent (sign GD in ℓ∞) and
@@ -16,9 +15,13 @@ API (numpy, float64):
     :class:`TwoLayerNet`, :func:`lower_bound_instance`; each with ``loss``, ``log_loss``, ``grad``, ``hess_vec``;
   * :func:`run_method`, :func:`linear_rate`, :func:`iterations_to_eps`, :func:`estimate_affine_smoothness`.
 
-Claims (``claims.py``): sign GD linear and faster than GD on separable logistic regression and on softmax PG;
-RMSProp/Adam linear on a two-layer net with constant η, β1, β2; the lower-bound separation (1/ε vs log 1/ε);
-the assumption itself (‖∇²f‖ falls like f along trajectories).
+Claims (words, bars and basis in paper.toml; measured in ``_checks*.py``, judged in ``_rules.py``):
+  1. ``sign_gd_logistic`` — sign GD linear and faster than GD on separable logistic regression (Abstract).
+  2. ``sign_gd_softmax_pg`` — the same for softmax policy gradient (Abstract).
+  3. ``adaptive_two_layer`` — RMSProp/Adam linear on a two-layer net with constant η, β1, β2 (Abstract).
+  4. ``lower_bound`` — Ω(1/ε) for GD, heavy-ball, AdaGrad, AMSGrad vs O(log 1/ε) for RMSProp/Adam (Abstract).
+  5. ``affine_smoothness`` — the assumption itself: ‖∇²f‖ falls like f along trajectories (Abstract).
+All five are on basis ``reconstruction``: the paper gives theorems only, and the instances and steps are ours.
 
 Implementation details / deviations:
   1. The paper ships no code; every instance here is our reconstruction from the abstract. The 1-D lower-bound

@@ -8,7 +8,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from icml26.common.validation import int_at_least
+from icml26.common.validation import int_at_least, real, real_array
+from icml26.common.validation import seed as check_seed
 from icml26.papers.affine_smooth._optim import GradientMethod
 
 __all__ = [
@@ -76,11 +77,8 @@ def run_method(
         raise TypeError(f"method must be a GradientMethod, got {type(method).__name__}")
     iters = int_at_least(iters, "iters", 1)
     keep = int_at_least(keep, "keep", 0)
-    theta = np.array(objective.theta0 if theta0 is None else theta0, dtype=np.float64)
-    if theta.shape != (objective.dim,):
-        raise ValueError(f"theta0 must have shape ({objective.dim},), got {theta.shape}")
-    if not np.all(np.isfinite(theta)):
-        raise ValueError("theta0 must be finite (got NaN or inf)")
+    log_f_floor = real(log_f_floor, "log_f_floor")
+    theta = real_array(objective.theta0 if theta0 is None else theta0, "theta0", shape=(objective.dim,)).copy()
     keep_at = set(np.unique(np.geomspace(1, iters + 1, keep).astype(int) - 1).tolist()) if keep else set()
     state = method.init(theta)
     log_f = [objective.log_loss(theta)]
@@ -106,26 +104,30 @@ def linear_rate(log_f: Sequence[float] | np.ndarray, *, window: int) -> float:
     rate measure for [P26]'s linear-convergence claims.
 
     A linear rate f_k ≈ C ρ^k gives the constant slope log ρ; a sublinear f_k ≈ C/k gives ≈ −1/k → 0.
-    A series shorter than ``window`` (a run that stopped early at its ``log_f_floor``) is fitted whole, i.e. over
-    ``min(window, len(log_f))`` points; it must hold at least 2 entries.
+    ``window`` must lie in [2, len(log_f)]: a caller with a run that stopped early (at its ``log_f_floor``) passes
+    ``window=min(window, len(log_f))`` to fit it whole.
     """
-    y = np.asarray(log_f, dtype=np.float64)
-    if y.ndim != 1 or not np.all(np.isfinite(y)):
-        raise ValueError("log_f must be a finite 1-D array")
-    w = min(int_at_least(window, "window", 2), y.size)
-    if w < 2:
-        raise ValueError(f"log_f has {y.size} entries: need at least 2")
+    y = real_array(log_f, "log_f", ndim=1)
+    w = int_at_least(window, "window", 2)
+    if w > y.size:
+        raise ValueError(f"window must be at most len(log_f) = {y.size}, got {w}")
     k = np.arange(y.size - w, y.size, dtype=np.float64)
     return float(np.polyfit(k, y[-w:], 1)[0])
 
 
 def iterations_to_eps(log_f: Sequence[float] | np.ndarray, eps: Sequence[float] | np.ndarray) -> np.ndarray:
     """First k with f_k ≤ ε, for each ε (``-1`` where the run never got there): the iteration counts of [P26]'s
-    Ω(1/ε) vs O(log 1/ε) lower-bound separation."""
-    y = np.asarray(log_f, dtype=np.float64)
-    e = np.asarray(eps, dtype=np.float64)
-    if np.any(~(e > 0)):
-        raise ValueError("eps must be positive")
+    Ω(1/ε) vs O(log 1/ε) lower-bound separation.
+
+    ``log_f`` (natural log of f along a run) may hold −inf (f = 0, every ε reached) but no NaN and no +inf (a
+    diverged run has no iteration count); ``eps`` must be finite and positive.
+    """
+    y = real_array(log_f, "log_f", ndim=1, finite=False)
+    if np.isnan(y).any() or np.isposinf(y).any():
+        raise ValueError("log_f must not hold NaN or +inf (a diverged run has no iteration count)")
+    e = real_array(eps, "eps", ndim=1)
+    if np.any(e <= 0):
+        raise ValueError(f"eps must be positive, got min {e.min():g}")
     best = np.minimum.accumulate(y)
     out = np.searchsorted(-best, -np.log(e), side="left")
     return np.where(out < y.size, out, -1).astype(int)
@@ -135,9 +137,11 @@ def hessian_norm(hess_vec: Callable[[np.ndarray], np.ndarray], dim: int, *, iter
     """‖∇²f‖_2 (largest |eigenvalue| of the symmetric Hessian) by ``iters`` >= 1 steps of power iteration on
     ``hess_vec`` from a random start drawn from ``seed``. Measures the curvature side of [P26]'s
     affine-smoothness assumption along trajectories."""
+    if not callable(hess_vec):
+        raise TypeError(f"hess_vec must be callable, got {type(hess_vec).__name__}")
     dim = int_at_least(dim, "dim", 1)
     iters = int_at_least(iters, "iters", 1)
-    seed = int_at_least(seed, "seed", 0)
+    seed = check_seed(seed)
     v = np.random.default_rng(seed).standard_normal(dim)
     v /= np.linalg.norm(v)
     lam = 0.0
@@ -188,13 +192,14 @@ def estimate_affine_smoothness(
     L0 + L1 f_i ≥ h_i = ‖∇²f(θ_i)‖, L0, L1 ≥ 0, exactly, by enumerating its vertices (values span 40 decades,
     too many for an LP solver's absolute tolerances).
     """
+    for name, fn in (("f", f), ("grad", grad), ("hess_vec", hess_vec)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
     power_iters = int_at_least(power_iters, "power_iters", 1)
-    seed = int_at_least(seed, "seed", 0)
-    P = np.asarray(trajectory, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] < 2:
-        raise ValueError(f"trajectory must be a 2-D array (T, d) with T >= 2, got shape {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("trajectory must be finite (got NaN or inf)")
+    seed = check_seed(seed)
+    P = real_array(trajectory, "trajectory", ndim=2)
+    if P.shape[0] < 2:
+        raise ValueError(f"trajectory must hold T >= 2 points (T, d), got shape {P.shape}")
     fs = np.array([float(f(p)) for p in P])
     if not np.all(np.isfinite(fs)) or np.any(fs < 0):
         raise ValueError("f must return finite, non-negative values along the trajectory")

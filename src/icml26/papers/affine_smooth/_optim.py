@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from icml26.common.validation import real, real_array
+
 __all__ = [
     "GradientMethod",
     "OptState",
@@ -60,12 +62,7 @@ class GradientMethod(NamedTuple):
 
 
 def _as_vector(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite (got NaN or inf)")
-    return arr
+    return real_array(x, name, ndim=1)
 
 
 def _check_pair(grad: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -77,28 +74,21 @@ def _check_pair(grad: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_lr(lr: float) -> float:
-    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating, np.integer)):
-        raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
-    if not np.isfinite(lr) or lr <= 0:
-        raise ValueError(f"lr must be a finite positive step size, got {lr!r}")
-    return float(lr)
+    return real(lr, "lr", lo=0.0, lo_open=True)
 
 
-def _check_beta(beta: float, name: str, *, allow_zero: bool = True) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(beta).__name__}")
-    lo_ok = beta >= 0 if allow_zero else beta > 0
-    if not (np.isfinite(beta) and lo_ok and beta < 1):
-        raise ValueError(f"{name} must lie in [0, 1), got {beta!r}")
-    return float(beta)
+def _check_beta(beta: float, name: str) -> float:
+    return real(beta, name, lo=0.0, hi=1.0, hi_open=True)
 
 
 def _check_eps(eps: float) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)):
-        raise TypeError(f"eps must be a real number, got {type(eps).__name__}")
-    if not (np.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
-    return float(eps)
+    return real(eps, "eps", lo=0.0)
+
+
+def _check_flag(x: object, name: str) -> bool:
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(x).__name__} {x!r}")
+    return bool(x)
 
 
 def _scaled(num: np.ndarray, root_v: np.ndarray, eps: float) -> np.ndarray:
@@ -118,9 +108,8 @@ def _check_state(state: Any, *fields: str) -> OptState:
     return state
 
 
-def gd(*, lr: float) -> GradientMethod:
-    """Gradient descent, θ_{k+1} = θ_k − η ∇f(θ_k) (the ℓ2 baseline of [P26], Θ(1/k) on separable data)."""
-    eta = _check_lr(lr)
+def _stateless(name: str, eta: float, direction: Callable[[np.ndarray], np.ndarray]) -> GradientMethod:
+    """A method without buffers: θ_{k+1} = θ_k − η direction(∇f(θ_k))."""
 
     def init(theta: np.ndarray) -> OptState:
         _as_vector(theta, "theta")
@@ -129,9 +118,27 @@ def gd(*, lr: float) -> GradientMethod:
     def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
         g, t = _check_pair(grad, theta)
         _check_state(state)
-        return t - eta * g, OptState(count=state.count + 1)
+        return t - eta * direction(g), OptState(count=state.count + 1)
 
-    return GradientMethod("gd", init, update, {"lr": eta})
+    return GradientMethod(name, init, update, {"lr": eta})
+
+
+def _identity(g: np.ndarray) -> np.ndarray:
+    return g
+
+
+def _unit_l2(g: np.ndarray) -> np.ndarray:
+    """g / ‖g‖_2 (0 for g = 0), scaled by max |g_i| first: ‖g‖² underflows for |g| < 1e-154."""
+    big = float(np.max(np.abs(g)))
+    if big == 0.0:
+        return np.zeros_like(g)
+    u = g / big
+    return u / np.linalg.norm(u)
+
+
+def gd(*, lr: float) -> GradientMethod:
+    """Gradient descent, θ_{k+1} = θ_k − η ∇f(θ_k) (the ℓ2 baseline of [P26], Θ(1/k) on separable data)."""
+    return _stateless("gd", _check_lr(lr), _identity)
 
 
 def heavy_ball(*, lr: float, momentum: float) -> GradientMethod:
@@ -157,40 +164,12 @@ def heavy_ball(*, lr: float, momentum: float) -> GradientMethod:
 def sign_gd(*, lr: float) -> GradientMethod:
     """Sign GD, θ_{k+1} = θ_k − η sign(∇f(θ_k)): normalised steepest descent in the ℓ∞ norm ([P26], Sec. on
     steepest descent; linear on separable logistic regression and softmax PG)."""
-    eta = _check_lr(lr)
-
-    def init(theta: np.ndarray) -> OptState:
-        _as_vector(theta, "theta")
-        return OptState(count=0)
-
-    def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
-        g, t = _check_pair(grad, theta)
-        _check_state(state)
-        return t - eta * np.sign(g), OptState(count=state.count + 1)
-
-    return GradientMethod("sign_gd", init, update, {"lr": eta})
+    return _stateless("sign_gd", _check_lr(lr), np.sign)
 
 
 def normalized_gd(*, lr: float) -> GradientMethod:
     """Normalised GD, θ_{k+1} = θ_k − η ∇f/‖∇f‖_2: normalised steepest descent in the ℓ2 norm ([P26])."""
-    eta = _check_lr(lr)
-
-    def init(theta: np.ndarray) -> OptState:
-        _as_vector(theta, "theta")
-        return OptState(count=0)
-
-    def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
-        g, t = _check_pair(grad, theta)
-        _check_state(state)
-        big = float(np.max(np.abs(g)))
-        if big > 0:  # scale first: ‖g‖² underflows for |g| < 1e-154, and gradients here go far below that
-            u = g / big
-            step = u / np.linalg.norm(u)
-        else:
-            step = np.zeros_like(g)
-        return t - eta * step, OptState(count=state.count + 1)
-
-    return GradientMethod("normalized_gd", init, update, {"lr": eta})
+    return _stateless("normalized_gd", _check_lr(lr), _unit_l2)
 
 
 def rmsprop(*, lr: float, beta2: float, eps: float = 0.0) -> GradientMethod:
@@ -219,7 +198,7 @@ def adam(*, lr: float, beta1: float, beta2: float, eps: float = 0.0, bias_correc
     With ``bias_correction=True`` m and v are divided by 1−β1^k and 1−β2^k (``torch.optim.Adam``).
     """
     eta, b1, b2, e = _check_lr(lr), _check_beta(beta1, "beta1"), _check_beta(beta2, "beta2"), _check_eps(eps)
-    return _adam_like("adam", eta, b1, b2, e, bool(bias_correction), amsgrad=False)
+    return _adam_like("adam", eta, b1, b2, e, _check_flag(bias_correction, "bias_correction"), amsgrad=False)
 
 
 def amsgrad(*, lr: float, beta1: float, beta2: float, eps: float = 0.0, bias_correction: bool = False) -> GradientMethod:
@@ -228,7 +207,7 @@ def amsgrad(*, lr: float, beta1: float, beta2: float, eps: float = 0.0, bias_cor
     With ``bias_correction=True`` it equals ``torch.optim.Adam(amsgrad=True)``.
     """
     eta, b1, b2, e = _check_lr(lr), _check_beta(beta1, "beta1"), _check_beta(beta2, "beta2"), _check_eps(eps)
-    return _adam_like("amsgrad", eta, b1, b2, e, bool(bias_correction), amsgrad=True)
+    return _adam_like("amsgrad", eta, b1, b2, e, _check_flag(bias_correction, "bias_correction"), amsgrad=True)
 
 
 def _adam_like(name: str, eta: float, b1: float, b2: float, e: float, bc: bool, *, amsgrad: bool) -> GradientMethod:

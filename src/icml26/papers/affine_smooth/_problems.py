@@ -11,6 +11,9 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from icml26.common.validation import int_at_least, positive_int, real, real_array
+from icml26.common.validation import seed as check_seed
+
 __all__ = [
     "LogisticRegression",
     "SoftmaxBandit",
@@ -22,9 +25,12 @@ __all__ = [
 
 
 def log_softplus_neg(m: np.ndarray) -> np.ndarray:
-    """log(log(1 + e^{−m})), accurate for any margin m (the log of the logistic loss at margin m): a helper for the
-    logistic-loss objectives of [P26] (logistic regression, the two-layer net)."""
-    m = np.asarray(m, dtype=np.float64)
+    """log(log(1 + e^{−m})), accurate for any finite margin m (the log of the logistic loss at margin m): a helper
+    for the logistic-loss objectives of [P26] (logistic regression, the two-layer net). Elementwise, any shape."""
+    return _log_softplus_neg(real_array(m, "m", allow_empty=True))
+
+
+def _log_softplus_neg(m: np.ndarray) -> np.ndarray:
     # for m > 30: log(1 + x) = x (1 − x/2 + x²/3 − …) with x = e^{−m}, so the log is −m + log1p(−x/2 + x²/3)
     x = np.exp(-np.maximum(m, 30.0))
     tail = -m + np.log1p(-x / 2.0 + x * x / 3.0)
@@ -41,52 +47,24 @@ def _lse(x: np.ndarray) -> float:
 
 
 def _theta(theta: Any, dim: int, name: str = "theta") -> np.ndarray:
-    arr = np.asarray(theta, dtype=np.float64)
-    if arr.shape != (dim,):
-        raise ValueError(f"{name} must have shape ({dim},), got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite (got NaN or inf)")
-    return arr
+    return real_array(theta, name, shape=(dim,))
 
 
 def _data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must be finite (got NaN or inf)")
+    X = real_array(X, "X", ndim=2)
+    if X.shape[1] == 0:
+        raise ValueError(f"X must have at least one feature, got shape {X.shape}")
+    y = real_array(y, "y", shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1.0):
         raise ValueError("y must hold labels in {-1, +1}")
     return X, y
 
 
-def _real(x: Any, name: str) -> float:
-    """``x`` as a float; TypeError naming ``name`` unless it is a real number (bool excluded)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
-    return float(x)
-
-
-def _pos_int(x: Any, name: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(x).__name__}")
-    if x < 1:
-        raise ValueError(f"{name} must be a positive int, got {x!r}")
-    return int(x)
-
-
-def _generator(seed: Any) -> np.random.Generator:
-    """A reproducible Generator: ``seed`` must be an int or a ``np.random.Generator`` (``None`` is refused)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int or a numpy Generator (explicit, for reproducibility), got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed!r}")
-    return np.random.default_rng(int(seed))
+def _generator(x: Any) -> np.random.Generator:
+    """A reproducible Generator: ``seed`` must be an int >= 0 or a ``np.random.Generator`` (``None`` is refused)."""
+    if isinstance(x, np.random.Generator):
+        return x
+    return np.random.default_rng(check_seed(x, "seed"))
 
 
 def make_separable_data(n: int, d: int, *, margin: float, seed: int | np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -95,10 +73,8 @@ def make_separable_data(n: int, d: int, *, margin: float, seed: int | np.random.
 
     x_i ~ N(0, I_d / d) (so ‖x_i‖ ≈ 1), y_i = sign(uᵀx_i), then x_i ← x_i + margin · y_i · u.
     """
-    n, d = _pos_int(n, "n"), _pos_int(d, "d")
-    margin = _real(margin, "margin")
-    if not (np.isfinite(margin) and margin > 0):
-        raise ValueError(f"margin must be finite and > 0, got {margin!r}")
+    n, d = positive_int(n, "n"), positive_int(d, "d")
+    margin = real(margin, "margin", lo=0.0, lo_open=True)
     g = _generator(seed)
     u = g.standard_normal(d)
     u /= np.linalg.norm(u)
@@ -130,7 +106,7 @@ class LogisticRegression:
 
     def log_loss(self, theta: Any) -> float:
         """log f(θ), computed in the log domain."""
-        return float(_lse(log_softplus_neg(self.margins(theta))) - np.log(self.Z.shape[0]))
+        return float(_lse(_log_softplus_neg(self.margins(theta))) - np.log(self.Z.shape[0]))
 
     def grad(self, theta: Any) -> np.ndarray:
         """∇f(θ) = −(1/n) Σ σ(−m_i) y_i x_i."""
@@ -159,11 +135,9 @@ class SoftmaxBandit:
     Mei et al. 2020). Symbols: r ↔ ``rewards`` (shape (K,)), θ ↔ ``theta`` (logits, shape (K,))."""
 
     def __init__(self, rewards: Any) -> None:
-        r = np.asarray(rewards, dtype=np.float64)
-        if r.ndim != 1 or r.size < 2:
-            raise ValueError(f"rewards must be a 1-D array with at least 2 arms, got shape {r.shape}")
-        if not np.all(np.isfinite(r)):
-            raise ValueError("rewards must be finite (got NaN or inf)")
+        r = real_array(rewards, "rewards", ndim=1)
+        if r.size < 2:
+            raise ValueError(f"rewards must hold at least 2 arms, got shape {r.shape}")
         if np.sum(r == r.max()) != 1:
             raise ValueError("rewards must have a unique best arm")
         self.r = r
@@ -209,13 +183,10 @@ class TwoLayerNet:
 
     def __init__(self, X: Any, y: Any, *, width: int, alpha: float = 0.2, seed: int | np.random.Generator, init_scale: float = 0.1) -> None:
         self.X, self.y = _data(X, y)
-        if _pos_int(width, "width") < 2 or width % 2:
+        if int_at_least(width, "width", 2) % 2:
             raise ValueError(f"width must be an even int >= 2, got {width!r}")
-        alpha, init_scale = _real(alpha, "alpha"), _real(init_scale, "init_scale")
-        if not (0.0 < alpha <= 1.0):
-            raise ValueError(f"alpha must lie in (0, 1], got {alpha!r}")
-        if not (np.isfinite(init_scale) and init_scale >= 0):
-            raise ValueError(f"init_scale must be finite and >= 0, got {init_scale!r}")
+        alpha = real(alpha, "alpha", lo=0.0, hi=1.0, lo_open=True)
+        init_scale = real(init_scale, "init_scale", lo=0.0)
         g = _generator(seed)
         self.width, self.alpha = int(width), alpha
         d = self.X.shape[1]
@@ -237,7 +208,7 @@ class TwoLayerNet:
     def log_loss(self, theta: Any) -> float:
         """log f(W), in the log domain."""
         m = self._parts(theta)[2]
-        return float(_lse(log_softplus_neg(m)) - np.log(m.size))
+        return float(_lse(_log_softplus_neg(m)) - np.log(m.size))
 
     def grad(self, theta: Any) -> np.ndarray:
         """∇_W f = −(1/n) Σ_i σ(−m_i) y_i (a ⊙ φ'(W x_i)) x_iᵀ, flattened."""

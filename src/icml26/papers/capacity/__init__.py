@@ -1,7 +1,6 @@
-"""How much do language models memorize? (P01, ICML 2026; "How much *can* language models memorize?")
+"""[P01] How much do language models memorize?
 
-Authors: John X. Morris, Chawin Sitawarin, Chuan Guo, Narine Kokhlikyan, G. Edward Suh, Alexander M. Rush,
-Kamalika Chaudhuri, Saeed Mahloujifar. https://arxiv.org/abs/2505.24832
+(At ICML 2026 titled "How much *can* language models memorize?".)
 
 What it is: memorisation measured as compression. A model θ codes a sequence x in H(x | θ) = −log2 p(x | θ) bits;
 the *unintended memorisation* of x by a trained θ̂, relative to a reference θ that holds what generalises, is
@@ -17,16 +16,18 @@ API: :func:`code_lengths`, :func:`unintended_memorization`, :func:`memorization_
 :func:`fit_bits_per_param` (-> :class:`BitsPerParamFit`), :func:`membership_inference`
 (-> :class:`MembershipInference`).
 
-Claims (paper.toml; checks in claims.py):
-  1. ``bits_per_param`` — random tokens: memorisation plateaus at a capacity ∝ parameters, α ≈ 3.6 (Abstract, Sec. 5).
+Claims (words, bars and basis in paper.toml; measured in ``_checks.py``, judged in ``_rules.py``):
+  1. ``bits_per_param`` — random tokens: memorisation plateaus at a capacity ∝ parameters, α ≈ 3.6 (Abstract, Sec. 5);
+     basis ``scaled`` (1K-4K parameters against the paper's 500K-1.5B).
   2. ``rise_then_fall`` — generalisable data: unintended memorisation rises, then falls past capacity (Abstract, Sec. 6).
   3. ``mia_to_chance`` — loss-threshold membership inference falls toward chance as data/capacity grows (Sec. 6).
+  Claims 2 and 3 share one Markov sweep (run group ``markov``); both are on basis ``reconstruction``.
 
 Deviations from the paper:
   1. Scale: 0.3K-4K-parameter models (1 layer, d = 4-16, V = 8-16, S = 8-16) trained on CPU with AdamW, instead of
      500K-1.5B-parameter models trained for ~1e6 steps. "Trained to saturation" (``bits_per_param``) = the learning
      rate stepped down twice (x0.3) on train-loss plateaus, stop on the third; a plateau = < 0.5 % relative gain of
-     the learnt bits over 500 steps, >= 100 epochs, cap 8000 steps (claims.SATURATION_PROTOCOL). Every parameter is
+     the learnt bits over 500 steps, >= 100 epochs, cap 8000 steps (``claims.SATURATION_PROTOCOL``). Every parameter is
      counted (embeddings included), so the models are embedding-heavy.
   2. The generalisable distribution is a random order-1 Markov chain (Dirichlet rows) and the reference is the exact
      chain; the paper uses text and a larger model trained on more data as the reference.

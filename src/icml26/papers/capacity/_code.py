@@ -26,6 +26,9 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from icml26.common.validation import int_at_least, positive_int, probability_vector, real, real_array
+from icml26.common.validation import seed as check_seed
+
 __all__ = [
     "MarkovChain",
     "Reference",
@@ -52,18 +55,33 @@ class Reference(Protocol):
 
 
 def as_sequences(dataset: object, *, vocab_size: int, name: str = "dataset") -> np.ndarray:
-    """Validate ``dataset`` as an (N, S) integer array of tokens in [0, vocab_size) and return it as int64 numpy."""
+    """Validate ``dataset`` as a non-empty (N, S) integer array of tokens in [0, vocab_size) and return it as int64
+    numpy (a ``TypeError`` for floats, complex numbers, strings or bools; a ``ValueError`` for a wrong shape, no
+    sequence, or an id out of range; both naming ``name``)."""
     if isinstance(dataset, Tensor):
         dataset = dataset.detach().cpu().numpy()
-    arr = np.asarray(dataset)
-    if arr.ndim != 2 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must be a 2-D (n_sequences, seq_len) array with seq_len >= 1, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if isinstance(dataset, (str, bytes)):
+        raise TypeError(f"{name} must be an (n_sequences, seq_len) array of token ids, got {type(dataset).__name__}")
+    try:
+        arr = np.asarray(dataset)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular (n_sequences, seq_len) array of token ids: {exc}") from exc
+    if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D (n_sequences, seq_len) array with at least one sequence of length "
+                         f">= 1, got shape {arr.shape}")
     arr = arr.astype(np.int64, copy=False)
-    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+    if arr.min() < 0 or arr.max() >= vocab_size:
         raise ValueError(f"{name} token ids must lie in [0, {vocab_size}), got range [{arr.min()}, {arr.max()}]")
     return arr
+
+
+def _generator(seed: int | np.random.Generator, name: str = "seed") -> np.random.Generator:
+    """``seed`` itself if it is a numpy Generator, else a fresh one from an explicit int seed >= 0."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_seed(seed, name))
 
 
 @dataclass(frozen=True)
@@ -73,8 +91,7 @@ class UniformReference:
     vocab_size: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.vocab_size, int) or self.vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {self.vocab_size!r}")
+        int_at_least(self.vocab_size, "vocab_size", 2)
 
     def code_lengths(self, dataset: np.ndarray) -> np.ndarray:
         """S·log2 V bits for each of the N sequences of ``dataset`` (N, S)."""
@@ -96,15 +113,14 @@ class MarkovChain:
     vocab_size: int = field(init=False)
 
     def __post_init__(self) -> None:
-        p0 = np.asarray(self.initial, dtype=float)
-        P = np.asarray(self.transition, dtype=float)
-        if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 2:
+        P = real_array(self.transition, "transition", ndim=2)
+        if P.shape[0] != P.shape[1] or P.shape[0] < 2:
             raise ValueError(f"transition must be a square (V, V) matrix with V >= 2, got shape {P.shape}")
+        if np.any(P < 0) or not np.allclose(P.sum(-1), 1.0, atol=1e-9):
+            raise ValueError("transition must be non-negative, with rows summing to 1")
+        p0 = probability_vector(self.initial, "initial")
         if p0.shape != (P.shape[0],):
             raise ValueError(f"initial must have shape ({P.shape[0]},), got {p0.shape}")
-        for name, a in (("initial", p0), ("transition", P)):
-            if not np.all(np.isfinite(a)) or np.any(a < 0) or not np.allclose(a.sum(-1), 1.0, atol=1e-9):
-                raise ValueError(f"{name} must be finite, non-negative, with rows summing to 1")
         object.__setattr__(self, "initial", p0)
         object.__setattr__(self, "transition", P)
         object.__setattr__(self, "vocab_size", int(P.shape[0]))
@@ -112,11 +128,9 @@ class MarkovChain:
     @classmethod
     def random(cls, vocab_size: int, *, concentration: float = 0.1, seed: int | np.random.Generator) -> MarkovChain:
         """Rows of the transition matrix drawn from Dirichlet(``concentration``·1); x_1 from the stationary law."""
-        if not isinstance(vocab_size, int) or vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-        if not concentration > 0:
-            raise ValueError(f"concentration must be > 0, got {concentration!r}")
-        g = np.random.default_rng(seed)
+        vocab_size = int_at_least(vocab_size, "vocab_size", 2)
+        concentration = real(concentration, "concentration", lo=0.0, lo_open=True)
+        g = _generator(seed)
         P = g.dirichlet(np.full(vocab_size, concentration), size=vocab_size)
         P = np.maximum(P, 1e-12)  # keep every transition codable (tiny Dirichlet draws underflow to 0)
         P /= P.sum(1, keepdims=True)
@@ -124,9 +138,8 @@ class MarkovChain:
 
     def sample(self, n: int, seq_len: int, *, seed: int | np.random.Generator) -> np.ndarray:
         """``n`` independent sequences of length ``seq_len`` (an (n, seq_len) int64 array)."""
-        if n < 0 or seq_len < 1:
-            raise ValueError(f"need n >= 0 and seq_len >= 1, got n={n}, seq_len={seq_len}")
-        g = np.random.default_rng(seed)
+        n, seq_len = int_at_least(n, "n", 0), positive_int(seq_len, "seq_len")
+        g = _generator(seed)
         cdf = np.cumsum(self.transition, axis=1)
         x = np.empty((n, seq_len), dtype=np.int64)
         x[:, 0] = np.minimum(np.searchsorted(np.cumsum(self.initial), g.random(n)), self.vocab_size - 1)
@@ -201,8 +214,7 @@ def code_lengths(model: nn.Module | Reference, dataset: object, *, batch_size: i
     x = as_sequences(dataset, vocab_size=V)
     if x.shape[1] > model.cfg.block_size:
         raise ValueError(f"dataset sequences have length {x.shape[1]} > the model's window block_size={model.cfg.block_size}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    batch_size = positive_int(batch_size, "batch_size")
     out = np.empty(x.shape[0])
     was_training = model.training
     model.eval()

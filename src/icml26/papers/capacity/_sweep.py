@@ -4,7 +4,6 @@ the loss-threshold membership-inference evaluation."""
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,10 +11,13 @@ from typing import Any
 import numpy as np
 
 from icml26.common.stats import Estimate
-from icml26.common.threads import single_thread
+from icml26.common.validation import choice, int_at_least, positive_int, real, real_array
+from icml26.common.validation import seed as check_seed
 from icml26.papers.capacity._code import (
     MarkovChain,
     UniformReference,
+    _check_model,
+    as_sequences,
     code_lengths,
     unintended_memorization,
 )
@@ -51,10 +53,9 @@ def membership_inference(model: Any, members: object, non_members: object) -> Me
     """The loss-based membership-inference attack of Sec. 6 of [P01]: score every sequence by −H(x | θ̂) (its code
     length under ``model`` θ̂, i.e. its loss) and measure how well the score separates the training sequences
     ``members`` from fresh sequences ``non_members`` of the same distribution (AUC; F1 at the median threshold)."""
-    h_in = code_lengths(model, members)
-    h_out = code_lengths(model, non_members)
-    if h_in.size == 0 or h_out.size == 0:
-        raise ValueError("members and non_members must each hold at least one sequence")
+    V = _check_model(model)
+    h_in = code_lengths(model, as_sequences(members, vocab_size=V, name="members"))
+    h_out = code_lengths(model, as_sequences(non_members, vocab_size=V, name="non_members"))
     s_in, s_out = -h_in, -h_out
     # AUC = P(score_member > score_non_member) + ½ P(tie)  (Mann-Whitney U / (n_in n_out))
     pooled = np.concatenate([s_in, s_out])
@@ -90,6 +91,18 @@ class SweepPoint:
     n_head: int = 2
     train: TrainConfig = field(default_factory=TrainConfig)
 
+    def __post_init__(self) -> None:
+        for name in ("n_layer", "d_model", "n_sequences", "seq_len", "n_head"):
+            positive_int(getattr(self, name), name)
+        check_seed(self.seed)
+        int_at_least(self.vocab_size, "vocab_size", 2)
+        choice(self.data, "data", DATA_KINDS)
+        real(self.concentration, "concentration", lo=0.0, lo_open=True)
+        if self.d_model % self.n_head:
+            raise ValueError(f"d_model={self.d_model} must be divisible by n_head={self.n_head}")
+        if not isinstance(self.train, TrainConfig):
+            raise TypeError(f"train must be a TrainConfig, got {type(self.train).__name__}")
+
 
 def _data_seed(p: SweepPoint, stream: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([p.seed, p.n_sequences, stream, DATA_KINDS.index(p.data)])
@@ -100,8 +113,8 @@ def run_point(p: SweepPoint) -> dict[str, Any]:
     ``ctx.map`` may ship it to a Ray worker). Returns a row: parameters, dataset bits, memorisation (train and, for
     Markov data, held-out), the membership-inference AUC/F1 and the training length. Everything is derived from
     ``p.seed``."""
-    if p.data not in DATA_KINDS:
-        raise ValueError(f"data must be one of {DATA_KINDS}, got {p.data!r}")
+    if not isinstance(p, SweepPoint):
+        raise TypeError(f"p must be a SweepPoint, got {type(p).__name__}")
     V, S, N = p.vocab_size, p.seq_len, p.n_sequences
     if p.data == "uniform":
         ref: Any = UniformReference(V)
@@ -111,14 +124,13 @@ def run_point(p: SweepPoint) -> dict[str, Any]:
         draw = lambda n, s: ref.sample(n, S, seed=np.random.default_rng(s))  # noqa: E731
     train_x = draw(N, _data_seed(p, 0))
     test_x = draw(N, _data_seed(p, 1))
-    with single_thread():
-        model = make_model(p.n_layer, p.d_model, vocab_size=V, seq_len=S, n_head=p.n_head, seed=p.seed)
-        res = fit_to_plateau(model, train_x, config=p.train, seed=p.seed)
-        mem_train = unintended_memorization(model, train_x, ref)
-        mem_test = unintended_memorization(model, test_x, ref)
-        h_ref_train = ref.code_lengths(train_x)
-        h_test = code_lengths(model, test_x)
-        mia = membership_inference(model, train_x, test_x)
+    model = make_model(p.n_layer, p.d_model, vocab_size=V, seq_len=S, n_head=p.n_head, seed=p.seed)
+    res = fit_to_plateau(model, train_x, config=p.train, seed=p.seed)
+    mem_train = unintended_memorization(model, train_x, ref)
+    mem_test = unintended_memorization(model, test_x, ref)
+    h_ref_train = ref.code_lengths(train_x)
+    h_test = code_lengths(model, test_x)
+    mia = membership_inference(model, train_x, test_x)
     n_params = model.n_params()
     return {
         "n_layer": p.n_layer, "d_model": p.d_model, "n_params": n_params, "n_sequences": N, "seed": p.seed,
@@ -148,18 +160,15 @@ def fit_bits_per_param(n_params: Sequence[float], capacity_bits: Sequence[float]
     """Fit capacity = α·P through the origin (Sec. 5 of [P01]: "capacity ≈ 3.6 bits per parameter"), least squares
     α = Σ P·C / Σ P², a percentile bootstrap CI resampling the (P, C) points, the R² of the fit and the log-log slope
     of C on P (needs points at >= 2 distinct sizes for the slope; NaN otherwise)."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral):
-        raise TypeError(f"n_boot must be an int, got {type(n_boot).__name__}")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
-    P = np.asarray(n_params, dtype=float)
-    C = np.asarray(capacity_bits, dtype=float)
-    if P.ndim != 1 or P.shape != C.shape or P.size == 0:
-        raise ValueError("n_params and capacity_bits must be non-empty 1-D sequences of equal length")
-    if not (np.all(np.isfinite(P)) and np.all(np.isfinite(C)) and np.all(P > 0)):
-        raise ValueError("n_params must be positive and both must be finite")
+    n_boot = positive_int(n_boot, "n_boot")
+    P = real_array(n_params, "n_params", ndim=1)
+    C = real_array(capacity_bits, "capacity_bits", ndim=1)
+    if P.shape != C.shape:
+        raise ValueError(f"n_params and capacity_bits must be of equal length, got {P.size} and {C.size}")
+    if np.any(P <= 0):
+        raise ValueError(f"n_params must be positive, got min {P.min():g}")
     alpha = float(P @ C / (P @ P))
-    g = np.random.default_rng(seed)
+    g = np.random.default_rng(check_seed(seed))
     idx = g.integers(0, P.size, size=(n_boot, P.size))
     boots = (P[idx] * C[idx]).sum(1) / (P[idx] ** 2).sum(1)
     lo, hi = (float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))) if P.size > 1 else (alpha, alpha)
@@ -201,6 +210,16 @@ class CapacitySweep:
         return fit_bits_per_param([p["n_params"] for p in pl], [p["capacity_bits"] for p in pl], seed=seed)
 
 
+def _dataset_sizes(ns: object) -> list[int]:
+    """Dataset sizes as positive Python ints (a 1-D, non-empty integer sequence)."""
+    a = np.asarray(ns) if not isinstance(ns, (str, bytes)) else np.asarray([ns])
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"dataset_sizes must hold integer numbers of sequences, got dtype {a.dtype}")
+    if a.ndim != 1 or a.size == 0 or np.any(a < 1):
+        raise ValueError(f"dataset_sizes must be a non-empty 1-D sequence of ints >= 1, got {a.tolist()}")
+    return [int(n) for n in a]
+
+
 def capacity_sweep(
     model_sizes: Sequence[tuple[int, int]],
     dataset_sizes: Sequence[int] | Mapping[tuple[int, int], Sequence[int]],
@@ -221,23 +240,21 @@ def capacity_sweep(
     ``mapper(fn, items)`` (e.g. ``ctx.map``) may fan the points out; the default runs them one after another."""
     if not model_sizes:
         raise ValueError("model_sizes must name at least one (n_layer, d_model) pair")
-    if data not in DATA_KINDS:
-        raise ValueError(f"data must be one of {DATA_KINDS}, got {data!r}")
+    data = choice(data, "data", DATA_KINDS)
+    seeds = tuple(check_seed(s, "seeds") for s in seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
+    shared = dict(vocab_size=int_at_least(vocab_size, "vocab_size", 2), seq_len=positive_int(seq_len, "seq_len"),
+                  data=data, concentration=real(concentration, "concentration", lo=0.0, lo_open=True),
+                  n_head=positive_int(n_head, "n_head"), train=train)
     points = []
     for size in model_sizes:
-        L, d = (int(v) for v in size)
-        if L < 1 or d < 1 or d % n_head:
-            raise ValueError(f"model_sizes: need n_layer >= 1 and d_model divisible by n_head={n_head}, got {size}")
+        L, d = (positive_int(v, "model_sizes") for v in size)
+        if d % n_head:
+            raise ValueError(f"model_sizes: need d_model divisible by n_head={n_head}, got {size}")
         ns = dataset_sizes[(L, d)] if isinstance(dataset_sizes, Mapping) else dataset_sizes
-        if not ns or any(int(n) < 1 for n in ns):
-            raise ValueError(f"dataset_sizes for {size} must be positive ints, got {ns}")
-        for n in ns:
-            for s in seeds:
-                points.append(SweepPoint(n_layer=L, d_model=d, n_sequences=int(n), seed=int(s), vocab_size=vocab_size,
-                                         seq_len=seq_len, data=data, concentration=concentration, n_head=n_head,
-                                         train=train))
+        for n in _dataset_sizes(ns):
+            points.extend(SweepPoint(n_layer=L, d_model=d, n_sequences=n, seed=s, **shared) for s in seeds)
     rows = (mapper or (lambda f, xs: [f(x) for x in xs]))(run_point, points)
     return CapacitySweep(rows=list(rows))
 

@@ -13,9 +13,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from icml26.common.nn import GPTConfig, TinyGPT
-from icml26.common.threads import single_thread
 from icml26.common.train import TrainResult
-from icml26.common.validation import int_at_least
+from icml26.common.validation import int_at_least, positive_int, real, real_array
 from icml26.papers.capacity._code import _check_model, as_sequences, bos_inputs
 
 __all__ = ["TrainConfig", "fit_to_plateau", "make_model", "plateau_reached"]
@@ -80,14 +79,15 @@ def plateau_reached(loss_bits: Sequence[float], *, vocab_size: int, patience: in
     ``patience`` checks and the last ``patience`` of them gained less than ``max(min_delta_bits, rel_tol * learnt)``,
     ``learnt = log2(vocab_size) - loss_bits[-1]`` (clamped at 0). It decides when a model counts as saturated for
     the capacity measurement of [P01]."""
-    if patience < 1:
-        raise ValueError(f"patience must be >= 1, got {patience}")
-    if not isinstance(vocab_size, int) or vocab_size < 2:
-        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-    if len(loss_bits) <= patience:
+    patience = positive_int(patience, "patience")
+    vocab_size = int_at_least(vocab_size, "vocab_size", 2)
+    min_delta_bits = real(min_delta_bits, "min_delta_bits", lo=0.0)
+    rel_tol = real(rel_tol, "rel_tol", lo=0.0)
+    loss = real_array(loss_bits, "loss_bits", ndim=1)
+    if loss.size <= patience:
         return False
-    gain = float(loss_bits[-1 - patience]) - float(loss_bits[-1])
-    learnt = max(0.0, math.log2(vocab_size) - float(loss_bits[-1]))
+    gain = float(loss[-1 - patience]) - float(loss[-1])
+    learnt = max(0.0, math.log2(vocab_size) - float(loss[-1]))
     return gain < max(min_delta_bits, rel_tol * learnt)
 
 
@@ -101,8 +101,8 @@ def _lm_loss(model: nn.Module, x: Tensor) -> Tensor:
 def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = TrainConfig(), seed: int = 0) -> TrainResult:
     """Train ``model`` θ̂ on ``dataset`` (N, S) to saturation, as [P01] requires ("trained to capacity"): the train
     loss is monitored and training stops on its plateau (after ``config.n_decays`` learning-rate step-downs), not
-    after a fixed small step count (an under-trained model reports far too few bits). Runs torch on one thread
-    (restored afterwards). Returns the :class:`~icml26.common.train.TrainResult` (``evals`` in nats/token;
+    after a fixed small step count (an under-trained model reports far too few bits). Torch runs on the threads
+    the caller set (the harness gives a claim one). Returns the :class:`~icml26.common.train.TrainResult` (``evals`` in nats/token;
     ``stopped_early`` is False when ``max_steps`` ran out first). ``config`` must be a :class:`TrainConfig` (a dict
     is refused: build ``TrainConfig(**d)``, which validates every field)."""
     if not isinstance(config, TrainConfig):
@@ -115,8 +115,7 @@ def fit_to_plateau(model: TinyGPT, dataset: object, *, config: TrainConfig = Tra
     if x.shape[1] > model.cfg.block_size:
         raise ValueError(f"dataset sequences have length {x.shape[1]} > the model's window block_size={model.cfg.block_size}")
     data = torch.from_numpy(np.ascontiguousarray(x))
-    with single_thread():
-        return _train(model, data, config, seed)
+    return _train(model, data, config, seed)
 
 
 def _train(model: TinyGPT, data: Tensor, config: TrainConfig, seed: int) -> TrainResult:

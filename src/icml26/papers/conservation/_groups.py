@@ -1,6 +1,7 @@
 """The symmetry group actions behind each law ([P04] Sec. 4). Each acts **in place** (torch's trailing-underscore
 convention) on a module's parameters; the module's function is unchanged (up to round-off) when the group element is
-admissible. Deep-copy a model first (``copy.deepcopy``) to compare before and after."""
+admissible. Deep-copy a model first (``copy.deepcopy``) to compare before and after. Group elements (``s``, ``E``,
+``F``, ``c``, ``a``, ``b``) may be tensors or array-likes of finite reals; they are used in float64."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import torch
 from torch import Tensor, nn
 
 from icml26.common.nn.blocks import MLP, Attention, MoE, RMSNorm
+from icml26.common.validation import real_array
 from icml26.papers.conservation._laws import _check_module
 
 __all__ = [
@@ -22,14 +24,12 @@ __all__ = [
 ]
 
 
-def _check_tensor(x: object, name: str, shape: tuple[int, ...]) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if tuple(x.shape) != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {tuple(x.shape)}")
-    if not torch.isfinite(x).all():
-        raise ValueError(f"{name} must be finite")
-    return x
+def _real_tensor(x: object, name: str, *, shape: tuple[int, ...] | None = None, ndim: int | None = None) -> Tensor:
+    """``x`` (a tensor or an array-like of reals) as a finite float64 tensor of ``shape`` (or ``ndim``); a
+    ``TypeError``/``ValueError`` naming ``name`` otherwise."""
+    if isinstance(x, Tensor):
+        x = x.detach().cpu().numpy()
+    return torch.from_numpy(real_array(x, name, shape=shape, ndim=ndim).copy())
 
 
 def scale_hidden_units_(mlp: MLP, s: Tensor) -> None:
@@ -40,7 +40,7 @@ def scale_hidden_units_(mlp: MLP, s: Tensor) -> None:
     """
     _check_module(mlp, MLP, "mlp")
     m = mlp.w_in.weight.shape[0]
-    s = _check_tensor(s, "s", (m,))
+    s = _real_tensor(s, "s", shape=(m,))
     if not (s > 0).all():
         raise ValueError("s must be positive")
     out = mlp
@@ -53,7 +53,7 @@ def scale_hidden_units_(mlp: MLP, s: Tensor) -> None:
 
 def _per_head(attn: Attention, m: Tensor, name: str) -> Tensor:
     dh = attn.q.weight.shape[0] // attn.n_head
-    m = _check_tensor(m, name, (attn.n_head, dh, dh))
+    m = _real_tensor(m, name, shape=(attn.n_head, dh, dh))
     if (torch.linalg.det(m.to(torch.float64)).abs() < 1e-300).any():
         raise ValueError(f"{name} must be invertible for every head")
     return m
@@ -103,13 +103,11 @@ def rope_commuting(a: Tensor, b: Tensor) -> Tensor:
     These scaled rotations are exactly the matrices commuting with every RoPE rotation ([P04] Thm 4.4).
     ``a``, ``b``: shape ``(n_head, d_h/2)``; ``a_j² + b_j² > 0``. Returns ``(n_head, d_h, d_h)`` float64.
     """
-    for name, x in (("a", a), ("b", b)):
-        if not isinstance(x, Tensor) or x.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D tensor (n_head, d_h/2)")
+    a, b = _real_tensor(a, "a", ndim=2), _real_tensor(b, "b", ndim=2)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}")
     if not ((a**2 + b**2) > 0).all():
-        raise ValueError("every block needs a_j^2 + b_j^2 > 0 (invertible)")
+        raise ValueError("a and b: every channel pair needs a_j^2 + b_j^2 > 0 (invertible)")
     h, p = a.shape
     E = torch.zeros(h, 2 * p, 2 * p, dtype=torch.float64)
     i = torch.arange(p)
@@ -123,7 +121,7 @@ def rope_commuting(a: Tensor, b: Tensor) -> Tensor:
 def shift_router_(moe: MoE, c: Tensor) -> None:
     """``W_gate[e, :] ↦ W_gate[e, :] + c`` for every expert ``e`` (the group of [P04] Thms 4.5-4.6); ``c``: ``(d,)``."""
     _check_module(moe, MoE, "moe")
-    c = _check_tensor(c, "c", (moe.router.weight.shape[1],))
+    c = _real_tensor(c, "c", shape=(moe.router.weight.shape[1],))
     out = moe
     with torch.no_grad():
         out.router.weight.add_(c[None, :].to(out.router.weight))
@@ -135,7 +133,7 @@ def scale_rmsnorm_(norm: RMSNorm, consumers: Sequence[nn.Linear], s: Tensor) -> 
     norm's output; ``s``: ``(d,)``, nonzero."""
     _check_module(norm, RMSNorm, "norm")
     d = norm.weight.shape[0]
-    s = _check_tensor(s, "s", (d,))
+    s = _real_tensor(s, "s", shape=(d,))
     if (s == 0).any():
         raise ValueError("s must be nonzero")
     for i, lin in enumerate(consumers):

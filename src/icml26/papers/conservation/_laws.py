@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from icml26.common.nn.blocks import GATED, MLP, Attention, MoE, RMSNorm
 
 __all__ = [
+    "experts_of",
     "swiglu_laws",
     "attention_qk_laws",
     "rope_qk_laws",
@@ -35,12 +36,23 @@ __all__ = [
 ]
 
 
-def _check_module(module: object, cls: type, name: str) -> None:
+def _check_module(module: object, cls: type[nn.Module], name: str) -> None:
     if not isinstance(module, cls):
         raise TypeError(f"{name} must be a {cls.__name__}, got {type(module).__name__}")
-    for pname, p in module.named_parameters():  # type: ignore[attr-defined]
+    for pname, p in module.named_parameters():
         if not torch.isfinite(p).all():
             raise ValueError(f"{name} has non-finite values in parameter {pname!r}")
+
+
+def experts_of(mlp: nn.Module) -> list[MLP]:
+    """The MLPs of a block's feed-forward part: every expert of an MoE, or the MLP itself ([P04] Thm 4.5: experts
+    keep their own laws)."""
+    out: list[MLP] = []
+    for i, m in enumerate(list(mlp.experts) if isinstance(mlp, MoE) else [mlp]):
+        if not isinstance(m, MLP):
+            raise TypeError(f"mlp: expert {i} must be an MLP, got {type(m).__name__}")
+        out.append(m)
+    return out
 
 
 def _rows_with_bias(lin: nn.Linear) -> Tensor:
@@ -133,7 +145,7 @@ def moe_router_law(moe: MoE) -> Tensor:
     Implements Thms 4.5-4.6 of [P04]: softmax (dense, or over the top-k logits) is invariant under a common shift of
     all router rows, ``W_gate[e, :] ↦ W_gate[e, :] + t c``, so the row sum is conserved. It is linear in the
     parameters, hence conserved exactly by discrete (S)GD too. Thm 4.7 claims the same for normalised-sigmoid gating;
-    see :func:`icml26.papers.conservation.sigmoid_gating_rate_exact` for the counterexample.
+    see :func:`icml26.papers.conservation.gating_rate_exact` for the counterexample.
     """
     _check_module(moe, MoE, "moe")
     return moe.router.weight.sum(0)
@@ -142,7 +154,7 @@ def moe_router_law(moe: MoE) -> Tensor:
 def moe_expert_laws(moe: MoE) -> Tensor:
     """The gated-MLP laws of every expert (shape ``(n_experts, m)``): [P04] Thm 4.5 (experts keep their laws)."""
     _check_module(moe, MoE, "moe")
-    return torch.stack([swiglu_laws(e) for e in moe.experts])
+    return torch.stack([swiglu_laws(e) for e in experts_of(moe)])
 
 
 def rmsnorm_laws(norm: RMSNorm, consumers: Sequence[nn.Linear]) -> Tensor:

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._dominance import fsd_violation
-from ._game import minimax_extragradient, minimax_subgradient
-from ._laws import ReturnLaw, enumerate_policies, expert_law, law_quantiles, policy_law
-from ._mdp import Demonstrations, GaussianRewards, TabularMDP
-from ._risk import CVaR, DistortionRiskMeasure, quantile_grid
+from icml26.common.validation import real_array
+from icml26.papers.dist_irl._dominance import fsd_violation
+from icml26.papers.dist_irl._game import minimax_extragradient, minimax_subgradient
+from icml26.papers.dist_irl._laws import ReturnLaw, enumerate_policies, expert_law, law_quantiles, policy_law
+from icml26.papers.dist_irl._mdp import Demonstrations, GaussianRewards, TabularMDP
+from icml26.papers.dist_irl._risk import CVaR, DistortionRiskMeasure, quantile_grid
 
 __all__ = ["DistributionalIRL", "softmax"]
 
@@ -39,7 +40,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
     A generic helper for softmax policies (the notes' policy step of [P18]); the tabular game here does not call it.
     """
-    logits = np.asarray(logits, dtype=float)
+    logits = real_array(logits, "logits", allow_empty=True)
     if logits.ndim == 0 or logits.shape[-1] == 0:
         raise ValueError(f"logits must have at least one entry along the last axis, got shape {logits.shape}")
     z = logits - logits.max(axis=-1, keepdims=True)

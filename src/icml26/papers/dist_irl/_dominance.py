@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ._risk import DistortionRiskMeasure, quantile_grid
+from icml26.common.validation import positive_int, real, real_array
+from icml26.papers.dist_irl._risk import DistortionRiskMeasure, quantile_grid
 
 __all__ = [
     "empirical_quantiles",
@@ -26,12 +27,7 @@ __all__ = [
 
 
 def _vector(x: np.ndarray | list[float], name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1 or a.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite")
-    return a
+    return real_array(x, name, ndim=1)
 
 
 def _quantile_vector(x: np.ndarray | list[float], name: str) -> np.ndarray:
@@ -95,10 +91,7 @@ def first_order_dominates(
     The first-order stochastic dominance order of [P18]: A dominates B iff q_A(tau) >= q_B(tau) for all tau.
 
     ``tol`` must be a finite number >= 0 (q_a(tau) >= q_b(tau) - tol on every grid level)."""
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
-        raise TypeError(f"tol must be a number, got {type(tol).__name__}")
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    tol = real(tol, "tol", lo=0.0)
     qa = empirical_quantiles(samples_a, n_quantiles)
     qb = empirical_quantiles(samples_b, n_quantiles)
     return bool(np.all(qa >= qb - tol))
@@ -123,9 +116,10 @@ def gaussian_mixture_quantiles(
         raise ValueError("weights must be non-negative and sum to 1")
     if np.any(s < 0):
         raise ValueError("stds must be >= 0")
-    t = np.asarray(taus, dtype=float)
+    t = real_array(taus, "taus")
     if np.any((t <= 0) | (t >= 1)):
         raise ValueError("taus must lie in (0, 1)")
+    iters = positive_int(iters, "iters")
     spread = 12.0 * (s.max() + 1e-12)
     lo = np.full(t.shape, m.min() - spread)
     hi = np.full(t.shape, m.max() + spread)
@@ -156,15 +150,17 @@ def standardized_wasserstein(
     W1_k = int_0^1 |q_learned,k(tau) - q_true,k(tau)| dtau per group k (quantile-grid quadrature).
 
     Args:
-        learned: (means, stds) of the learned reward distributions, one entry per group.
+        learned: (means, stds) of the learned reward distributions, one entry per group (a (2, K) array-like).
         true: (means, stds) of the true reward distributions, same groups.
 
     Returns the per-group distances (an array of length K).
     """
-    ml, sl = (_vector(v, "learned") for v in learned)
-    mt, st = (_vector(v, "true") for v in true)
-    if not (ml.shape == sl.shape == mt.shape == st.shape):
-        raise ValueError("learned and true must hold (means, stds) arrays of one common length")
+    ml, sl = real_array(learned, "learned", shape=(2, None))
+    mt, st = real_array(true, "true", shape=(2, None))
+    if ml.size == 0 or ml.shape != mt.shape:
+        raise ValueError(f"learned and true must hold (means, stds) of one common, non-zero length, got {ml.size} "
+                         f"and {mt.size}")
+    n_grid = positive_int(n_grid, "n_grid")
     if np.any(sl < 0) or np.any(st < 0):
         raise ValueError("stds must be >= 0")
 

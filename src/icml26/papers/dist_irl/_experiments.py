@@ -15,7 +15,7 @@ from ._tasks import NEUTRAL, RISKY, SAFE, TwoRouteTask, make_two_route_task
 
 __all__ = ["MISMATCHED", "ExperimentConfig", "noisy_expert", "run_seed", "true_fsd_violation"]
 
-# Learner distortions that differ from the expert's CVaR_0.2 (review: does imitation need the expert's exact g?).
+# Learner distortions that differ from the expert's CVaR_0.2 (does imitation need the expert's exact g?).
 MISMATCHED: tuple[tuple[str, DistortionRiskMeasure], ...] = (
     ("cvar_0.1", CVaR(0.1)), ("cvar_0.3", CVaR(0.3)), ("wang_0.75", WangTransform(0.75)))
 
@@ -29,8 +29,9 @@ class ExperimentConfig:
     n_iter: int = 2000
     n_quantiles: int = 32
     alpha: float = 0.2
-    n_checkpoints: int = 12  # log-spaced iterations at which the true FSD violation is evaluated (plus T // 10)
+    n_checkpoints: int = 12  # log-spaced iterations at which the true FSD violation is evaluated (plus fsd_step)
     expert_noise: float = 0.1  # the demonstrator takes the other route with this probability (per episode)
+    fsd_step: int = 500  # the reward step at which fsd_decreases reads the violation (the notes' 500 iterations)
 
 
 def noisy_expert(task: TwoRouteTask, expert: np.ndarray, eps: float) -> np.ndarray:
@@ -115,7 +116,7 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
     pols = {"dirl_free": dirl_free.policy_, "dirl": dirl.policy_, "maxent": maxent.policy_, "bc": bc.policy_}
     T = cfg.n_iter
     ckpt = np.unique(np.round(np.geomspace(1, T, cfg.n_checkpoints)).astype(int))
-    ckpt = np.unique(np.concatenate([[0], ckpt, [T // 10]]))
+    ckpt = np.unique(np.concatenate([[0], ckpt, [cfg.fsd_step] if cfg.fsd_step <= T else []])).astype(int)
     free, known = _path_metrics(task, dirl_free, expert, ckpt), _path_metrics(task, dirl, expert, ckpt)
     return {
         "seed": seed,

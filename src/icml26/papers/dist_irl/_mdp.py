@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from icml26.common.seeding import rng as make_rng
+from icml26.common.validation import int_at_least, positive_int, probability_vector, real, real_array
+from icml26.common.validation import seed as check_seed
 
 __all__ = [
+    "ROW_SUM_ATOL",
     "Demonstrations",
     "GaussianRewards",
     "TabularMDP",
@@ -27,15 +30,25 @@ __all__ = [
 ]
 
 
+#: how far a probability row (a policy's, a transition's) may sum from 1: an absolute tolerance, so that a row such as
+#: [0.0, 0.99999] is refused rather than accepted by a relative test
+ROW_SUM_ATOL = 1e-8
+
+
 def _int_array(x: object, name: str, ndim: int) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array, got shape {a.shape}")
-    if a.size and not np.issubdtype(a.dtype, np.integer):
-        if not np.all(np.mod(a, 1) == 0):
-            raise TypeError(f"{name} must hold integers")
-        a = a.astype(np.int64)
+    a = real_array(x, name, ndim=ndim, allow_empty=True)
+    if not np.all(np.mod(a, 1) == 0):
+        raise TypeError(f"{name} must hold integers")
     return a.astype(np.int64)
+
+
+def _rows_sum_to_one(p: np.ndarray) -> bool:
+    return bool(np.all(np.abs(p.sum(axis=-1) - 1.0) <= ROW_SUM_ATOL))
+
+
+def _generator(seed: object) -> np.random.Generator:
+    """An explicit seed (int >= 0) or a numpy Generator; ``None`` and everything else refused, naming ``seed``."""
+    return seed if isinstance(seed, np.random.Generator) else make_rng(check_seed(seed))
 
 
 @dataclass(frozen=True)
@@ -57,22 +70,18 @@ class TabularMDP:
     groups: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        p = np.asarray(self.transitions, dtype=float)
-        if p.ndim != 3 or p.shape[0] != p.shape[2] or p.shape[0] == 0 or p.shape[1] == 0:
+        p = real_array(self.transitions, "transitions", ndim=3)
+        if p.shape[0] != p.shape[2] or 0 in p.shape:
             raise ValueError(f"transitions must have shape (S, A, S), got {p.shape}")
-        if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
+        if np.any(p < 0) or np.any(p > 1):
             raise ValueError("transitions must be probabilities in [0, 1]")
-        if not np.allclose(p.sum(axis=2), 1.0, atol=1e-8):
-            raise ValueError("transitions[s, a, :] must sum to 1 for every (s, a)")
-        mu0 = np.asarray(self.initial, dtype=float)
+        if not _rows_sum_to_one(p):
+            raise ValueError(f"transitions[s, a, :] must sum to 1 (within {ROW_SUM_ATOL:g}) for every (s, a)")
+        mu0 = probability_vector(self.initial, "initial", atol=ROW_SUM_ATOL)
         if mu0.shape != (p.shape[0],):
             raise ValueError(f"initial must have shape ({p.shape[0]},), got {mu0.shape}")
-        if np.any(mu0 < 0) or np.any(mu0 > 1) or not np.isclose(mu0.sum(), 1.0):
-            raise ValueError("initial must be a probability vector (entries in [0, 1] summing to 1)")
-        if isinstance(self.horizon, bool) or not isinstance(self.horizon, (int, np.integer)) or self.horizon < 1:
-            raise ValueError(f"horizon must be a positive int, got {self.horizon!r}")
-        if not (0.0 < float(self.gamma) <= 1.0):
-            raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
+        horizon = positive_int(self.horizon, "horizon")
+        gamma = real(self.gamma, "gamma", lo=0.0, hi=1.0, lo_open=True)
         s, a = p.shape[:2]
         g = np.arange(s * a).reshape(s, a) if self.groups is None else _int_array(self.groups, "groups", 2)
         if g.shape != (s, a):
@@ -81,6 +90,8 @@ class TabularMDP:
             raise ValueError("groups must be non-negative ints")
         object.__setattr__(self, "transitions", p)
         object.__setattr__(self, "initial", mu0)
+        object.__setattr__(self, "horizon", horizon)
+        object.__setattr__(self, "gamma", gamma)
         object.__setattr__(self, "groups", g)
 
     @property
@@ -104,12 +115,10 @@ class GaussianRewards:
     std: np.ndarray
 
     def __post_init__(self) -> None:
-        m = np.asarray(self.mean, dtype=float)
-        s = np.asarray(self.std, dtype=float)
-        if m.ndim != 1 or m.size == 0 or m.shape != s.shape:
-            raise ValueError(f"mean and std must be non-empty 1-D arrays of equal length, got {m.shape} and {s.shape}")
-        if not (np.all(np.isfinite(m)) and np.all(np.isfinite(s))):
-            raise ValueError("mean and std must be finite")
+        m = real_array(self.mean, "mean", ndim=1)
+        s = real_array(self.std, "std", ndim=1)
+        if m.shape != s.shape:
+            raise ValueError(f"mean and std must have equal lengths, got {m.shape} and {s.shape}")
         if np.any(s < 0):
             raise ValueError("std must be >= 0")
         object.__setattr__(self, "mean", m)
@@ -117,15 +126,17 @@ class GaussianRewards:
 
 
 def check_policy(policy: np.ndarray, mdp: TabularMDP, name: str = "policy") -> np.ndarray:
-    """Validate a stationary (S, A) or time-dependent (H, S, A) policy: probabilities whose rows sum to 1."""
-    pi = np.asarray(policy, dtype=float)
+    """Validate a stationary (S, A) or time-dependent (H, S, A) policy of [P18]'s tabular setting: probabilities in
+    [0, 1] whose rows sum to 1 within the absolute tolerance :data:`ROW_SUM_ATOL`."""
+    pi = real_array(policy, name, ndim=(2, 3))
     shapes = {(mdp.n_states, mdp.n_actions), (mdp.horizon, mdp.n_states, mdp.n_actions)}
     if pi.shape not in shapes:
         raise ValueError(f"{name} must have shape (S, A) or (H, S, A) = {sorted(shapes)}, got {pi.shape}")
-    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or np.any(pi > 1):
+    if np.any(pi < 0) or np.any(pi > 1):
         raise ValueError(f"{name} must hold probabilities in [0, 1]")
-    if not np.allclose(pi.sum(axis=-1), 1.0, atol=1e-8):
-        raise ValueError(f"{name} rows must sum to 1")
+    if not _rows_sum_to_one(pi):
+        worst = float(np.abs(pi.sum(axis=-1) - 1.0).max())
+        raise ValueError(f"{name} rows must sum to 1 within {ROW_SUM_ATOL:g}, got a row {worst:.3g} away")
     return pi
 
 
@@ -168,24 +179,23 @@ class Demonstrations:
 
 
 def rollout(
-    mdp: TabularMDP, policy: np.ndarray, n: int, *, start: int | None = None, seed: int | np.random.Generator | None = 0
+    mdp: TabularMDP, policy: np.ndarray, n: int, *, start: int | None = None, seed: int | np.random.Generator = 0
 ) -> Demonstrations:
     """Sample ``n`` trajectories of ``policy`` (stationary (S, A) or per-step (H, S, A)) from rho_0 or from ``start``.
 
     Produces the offline demonstrations (states and actions only) of [P18]'s setting and the learner's rollouts."""
+    if not isinstance(mdp, TabularMDP):
+        raise TypeError(f"mdp must be a TabularMDP, got {type(mdp).__name__}")
     pi = check_policy(policy, mdp)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
-    g = make_rng(seed)
+    n = positive_int(n, "n")
+    g = _generator(seed)
     S, A, H = mdp.n_states, mdp.n_actions, mdp.horizon
     states = np.empty((n, H), dtype=np.int64)
     actions = np.empty((n, H), dtype=np.int64)
     if start is None:
         s = g.choice(S, size=n, p=mdp.initial)
     else:
-        if not 0 <= int(start) < S:
-            raise ValueError(f"start must be a state in [0, {S}), got {start!r}")
-        s = np.full(n, int(start), dtype=np.int64)
+        s = np.full(n, int_at_least(start, "start", 0, hi=S - 1), dtype=np.int64)
     cum_p = np.cumsum(mdp.transitions, axis=2)
     for t in range(H):
         pt = pi[t] if pi.ndim == 3 else pi
@@ -227,11 +237,12 @@ def exact_returns(
     Each (state, action) path of probability p has a Gaussian return N(sum gamma^t mu_k_t, sum gamma^2t sigma_k_t^2).
     Exponential in H: for tiny MDPs only (the oracle of tests and claim checks); paths are merged when identical.
     """
+    if not isinstance(mdp, TabularMDP):
+        raise TypeError(f"mdp must be a TabularMDP, got {type(mdp).__name__}")
     pi = check_policy(policy, mdp)
-    if isinstance(start, (bool, np.bool_)) or not isinstance(start, (int, np.integer)):
-        raise TypeError(f"start must be an int state index, got {start!r}")
-    if not 0 <= int(start) < mdp.n_states:
-        raise ValueError(f"start must be a state in [0, {mdp.n_states}), got {start!r}")
+    start = int_at_least(start, "start", 0, hi=mdp.n_states - 1)
+    if not isinstance(rewards, GaussianRewards):
+        raise TypeError(f"rewards must be a GaussianRewards, got {type(rewards).__name__}")
     if rewards.mean.size < mdp.n_groups:
         raise ValueError(f"rewards cover {rewards.mean.size} groups, the MDP has {mdp.n_groups}")
     paths: dict[tuple[int, float, float], float] = {(int(start), 0.0, 0.0): 1.0}

@@ -14,23 +14,19 @@ from typing import ClassVar
 import numpy as np
 from scipy import special, stats
 
+from icml26.common.validation import positive_int, real, real_array
+
 __all__ = ["CVaR", "DistortionRiskMeasure", "Expectation", "PowerDistortion", "WangTransform", "quantile_grid"]
 
 
 def quantile_grid(n_quantiles: int) -> np.ndarray:
     """Midpoint quantile levels tau_i = (2i - 1) / (2N), i = 1..N (the grid of the quantile representation in [P18])."""
-    if isinstance(n_quantiles, bool) or not isinstance(n_quantiles, (int, np.integer)) or n_quantiles < 1:
-        raise ValueError(f"n_quantiles must be a positive int, got {n_quantiles!r}")
-    return (np.arange(n_quantiles, dtype=float) + 0.5) / n_quantiles
+    n = positive_int(n_quantiles, "n_quantiles")
+    return (np.arange(n, dtype=float) + 0.5) / n
 
 
 def _as_samples(samples: np.ndarray | list[float], name: str = "samples") -> np.ndarray:
-    z = np.asarray(samples, dtype=float)
-    if z.ndim != 1 or z.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {z.shape}")
-    if not np.all(np.isfinite(z)):
-        raise ValueError(f"{name} must be finite")
-    return z
+    return real_array(samples, name, ndim=1)
 
 
 def _real(x: object) -> bool:
@@ -41,30 +37,31 @@ def _real(x: object) -> bool:
 class DistortionRiskMeasure:
     """Base class: a DRM is defined by its distortion ``g`` (Sec. "distortion risk measures" of [P18]).
 
-    Subclasses implement :meth:`g`; everything else (quantile weights, sample estimates, policy-gradient weights)
+    Subclasses implement ``_distortion`` (g on validated levels); everything else (quantile weights, sample estimates, policy-gradient weights)
     follows from it.
     """
 
     name: str = "drm"
 
-    def g(self, tau: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The distortion function g(tau), vectorised over tau in [0, 1]."""
+    def _distortion(self, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _g(self, tau: np.ndarray) -> np.ndarray:
-        t = np.asarray(tau, dtype=float)
-        if np.any((t < 0) | (t > 1)) or not np.all(np.isfinite(t)):
-            raise ValueError("tau must lie in [0, 1]")
-        return self.g(t)
+    def g(self, tau: np.ndarray | list[float] | float) -> np.ndarray:
+        """The distortion function g(tau) of [P18]'s DRM, elementwise over an array of levels tau in [0, 1].
+
+        Raises ValueError/TypeError naming ``tau`` for levels outside [0, 1], NaN, empty or non-numeric input."""
+        t = real_array(tau, "tau")
+        if np.any((t < 0) | (t > 1)):
+            raise ValueError(f"tau must lie in [0, 1], got values in [{t.min():g}, {t.max():g}]")
+        return self._distortion(t)
 
     def weights(self, n: int) -> np.ndarray:
         """Weights w_i = g(i/n) - g((i-1)/n) of the i-th of n equal quantile cells (they sum to 1).
 
         rho_g(Z) ~= sum_i w_i q_Z(tau_i): the quantile-grid form of rho_g used by the policy and reward steps.
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive int, got {n!r}")
-        edges = self._g(np.linspace(0.0, 1.0, n + 1))
+        n = positive_int(n, "n")
+        edges = self.g(np.linspace(0.0, 1.0, n + 1))
         return np.diff(edges)
 
     def from_quantiles(self, quantiles: np.ndarray) -> float:
@@ -89,7 +86,7 @@ class DistortionRiskMeasure:
         zs = z[order]
         levels = np.arange(1, m) / m  # F at the gap between Z_(l) and Z_(l+1)
         h = 0.5 / m
-        slope = (self._g(np.minimum(levels + h, 1.0)) - self._g(np.maximum(levels - h, 0.0))) / (2 * h)
+        slope = (self.g(np.minimum(levels + h, 1.0)) - self.g(np.maximum(levels - h, 0.0))) / (2 * h)
         incr = slope * np.diff(zs)  # g'(F) dz over each gap
         tail = np.concatenate([np.cumsum(incr[::-1])[::-1], [0.0]])  # sum over gaps above each sorted sample
         out = np.empty(m)
@@ -97,7 +94,13 @@ class DistortionRiskMeasure:
         return out
 
     def gaussian(self, mean: float, std: float) -> float:
-        """rho_g(N(mean, std^2)) by numerical quadrature of int q(tau) dg(tau) (closed forms in subclasses)."""
+        """rho_g(N(mean, std^2)) for a finite ``mean`` and ``std`` >= 0 (ValueError/TypeError naming the argument).
+
+        By quadrature of int q(tau) dg(tau) on a 4096-point grid; subclasses with a closed form override
+        :meth:`_gaussian`."""
+        return self._gaussian(real(mean, "mean"), real(std, "std", lo=0.0))
+
+    def _gaussian(self, mean: float, std: float) -> float:
         t = quantile_grid(4096)
         return float(self.weights(t.size) @ (mean + std * stats.norm.ppf(t)))
 
@@ -118,10 +121,10 @@ class CVaR(DistortionRiskMeasure):
         if not (_real(self.alpha) and 0.0 < float(self.alpha) <= 1.0):
             raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
 
-    def g(self, tau: np.ndarray) -> np.ndarray:
-        return np.minimum(np.asarray(tau, dtype=float) / self.alpha, 1.0)
+    def _distortion(self, t: np.ndarray) -> np.ndarray:
+        return np.minimum(t / self.alpha, 1.0)
 
-    def gaussian(self, mean: float, std: float) -> float:
+    def _gaussian(self, mean: float, std: float) -> float:
         """Closed form: CVaR_alpha(N(mu, s^2)) = mu - s * phi(Phi^-1(alpha)) / alpha."""
         if self.alpha == 1.0:
             return float(mean)
@@ -141,12 +144,11 @@ class WangTransform(DistortionRiskMeasure):
         if not (_real(self.eta) and math.isfinite(self.eta)):
             raise ValueError(f"eta must be a finite number, got {self.eta!r}")
 
-    def g(self, tau: np.ndarray) -> np.ndarray:
-        t = np.asarray(tau, dtype=float)
+    def _distortion(self, t: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return special.ndtr(special.ndtri(t) + self.eta)
 
-    def gaussian(self, mean: float, std: float) -> float:
+    def _gaussian(self, mean: float, std: float) -> float:
         """Closed form: the distorted CDF of N(mu, s^2) is N(mu - eta s, s^2), so rho = mu - eta s."""
         return float(mean - self.eta * std)
 
@@ -164,8 +166,8 @@ class PowerDistortion(DistortionRiskMeasure):
         if not (_real(self.xi) and math.isfinite(self.xi) and self.xi > 0):
             raise ValueError(f"xi must be a positive number, got {self.xi!r}")
 
-    def g(self, tau: np.ndarray) -> np.ndarray:
-        return 1.0 - (1.0 - np.asarray(tau, dtype=float)) ** self.xi
+    def _distortion(self, t: np.ndarray) -> np.ndarray:
+        return 1.0 - (1.0 - t) ** self.xi
 
 
 @dataclass(frozen=True)
@@ -176,8 +178,8 @@ class Expectation(DistortionRiskMeasure):
 
     name: ClassVar[str] = "mean"
 
-    def g(self, tau: np.ndarray) -> np.ndarray:
-        return np.asarray(tau, dtype=float)
+    def _distortion(self, t: np.ndarray) -> np.ndarray:
+        return t.copy()
 
-    def gaussian(self, mean: float, std: float) -> float:
+    def _gaussian(self, mean: float, std: float) -> float:
         return float(mean)

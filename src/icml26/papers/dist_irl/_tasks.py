@@ -5,8 +5,12 @@ route whose cells pay N(mu_safe, sigma_safe^2) per step and a risky route whose 
 with mu_risky > mu_safe and sigma_risky >> sigma_safe. Rewards are tied by cell type (groups: 0 = neutral start/goal,
 1 = safe cell, 2 = risky cell). Over k cells the mean gap grows like k and the CVaR penalty like sqrt(k), so a
 CVaR-averse expert takes the safe route in short contexts and the risky one in long contexts, while every
-risk-neutral agent takes the risky route everywhere. No mean reward over cell types explains both choices, which is
-what makes the reward *distribution* identifiable from behaviour here.
+risk-neutral agent takes the risky route everywhere. No mean reward over cell types explains both choices: the
+behaviour needs a reward *distribution*. What the two choices identify is limited, though. With the start/goal cells
+known to pay 0 they fix the ordering of the laws (risky cells higher-mean and wider than safe ones) but not the size of
+the spread: any sigma_risky > sigma_safe with a mean gap between c (sigma_risky - sigma_safe) / sqrt(12) and
+c (sigma_risky - sigma_safe) (c = CVaR_0.2's Gaussian factor) explains them. With every group free, a wide neutral
+reward explains them with the ordering inverted as well.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._dominance import gaussian_mixture_quantiles
-from ._mdp import Demonstrations, GaussianRewards, TabularMDP, exact_returns, rollout
-from ._risk import DistortionRiskMeasure, quantile_grid
+from icml26.common.validation import real, real_array
+from icml26.papers.dist_irl._dominance import gaussian_mixture_quantiles
+from icml26.papers.dist_irl._mdp import Demonstrations, GaussianRewards, TabularMDP, exact_returns, rollout
+from icml26.papers.dist_irl._risk import DistortionRiskMeasure, quantile_grid
 
 __all__ = ["TwoRouteTask", "make_two_route_task"]
 
@@ -79,7 +84,7 @@ class TwoRouteTask:
         p0 = pi[0] if pi.ndim == 3 else pi
         return np.array([p0[s, 1] for s in self.starts])
 
-    def demonstrations(self, policy: np.ndarray, n: int, *, seed: int | np.random.Generator | None) -> Demonstrations:
+    def demonstrations(self, policy: np.ndarray, n: int, *, seed: int | np.random.Generator) -> Demonstrations:
         """``n`` trajectories of ``policy`` from the MDP's start distribution (rewards are not recorded)."""
         return rollout(self.mdp, policy, n, seed=seed)
 
@@ -101,8 +106,14 @@ def make_two_route_task(
         risky: (mean, std) of a risky cell's reward.
         gamma: discount.
     """
-    if not lengths or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in lengths):
+    ks = real_array(lengths, "lengths", ndim=1)
+    if np.any(ks < 1) or np.any(ks != np.round(ks)):
         raise ValueError(f"lengths must be a non-empty tuple of positive ints, got {lengths!r}")
+    lengths = tuple(int(k) for k in ks)
+    safe_law, risky_law = (real_array(v, name, shape=(2,)) for v, name in ((safe, "safe"), (risky, "risky")))
+    if safe_law[1] < 0 or risky_law[1] < 0:
+        raise ValueError(f"safe and risky are (mean, std) pairs with std >= 0, got {safe!r} and {risky!r}")
+    gamma = real(gamma, "gamma", lo=0.0, hi=1.0, lo_open=True)
     n_ctx = len(lengths)
     starts = list(range(n_ctx))
     n_states = n_ctx + 2 * sum(lengths) + 1
@@ -122,5 +133,5 @@ def make_two_route_task(
     initial = np.zeros(n_states)
     initial[starts] = 1.0 / n_ctx
     mdp = TabularMDP(P, initial, horizon=max(lengths) + 2, gamma=gamma, groups=groups)
-    rewards = GaussianRewards(np.array([0.0, safe[0], risky[0]]), np.array([0.0, safe[1], risky[1]]))
+    rewards = GaussianRewards(np.array([0.0, safe_law[0], risky_law[0]]), np.array([0.0, safe_law[1], risky_law[1]]))
     return TwoRouteTask(mdp, rewards, tuple(starts), tuple(int(k) for k in lengths))

@@ -25,28 +25,20 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
-from ._optimize import Allocation, _family, equal_split, sum_max_value
-from ._quadrature import _TAIL, _nodes, _single, _as_float_vector
+from icml26.common.validation import int_at_least, real
+from icml26.papers.gauss_sup._optimize import Allocation, _family, equal_split, sum_max_value
+from icml26.papers.gauss_sup._quadrature import _TAIL, _as_float_vector, _nodes, _single
 
 __all__ = ["greedy_buckets", "ptas_grid_size", "ptas_single"]
 
 
 def _check_int(value: object, name: str, *, low: int = 1) -> int:
     """An int (not bool, not a float) >= ``low``; TypeError/ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}")
-    return int(value)
+    return int_at_least(value, name, low)
 
 
 def _check_eps(eps: object) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)):
-        raise TypeError(f"eps must be a real number, got {type(eps).__name__}")
-    e = float(eps)
-    if not (0.0 < e < 1.0):
-        raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
-    return e
+    return real(eps, "eps", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 def ptas_grid_size(n: int, *, eps: float) -> tuple[int, int]:
@@ -185,6 +177,7 @@ def greedy_buckets(mu: object, sets: object | None = None, *, levels: tuple[int,
                 gain = sum(v - cur[j] for j, v in new.items())
                 if gain > best_gain:
                     best_gain, best_i, best_new = gain, i, new
+            assert best_new is not None  # k <= n: an unchosen variable is always left
             sigma[best_i] = s_val
             chosen.append(best_i)
             for j, v in best_new.items():

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._quadrature import _as_float_vector, _single, check_mu_sigma, check_sets
+from icml26.common.validation import int_at_least, real, real_array
+from icml26.common.validation import seed as check_seed
+from icml26.papers.gauss_sup._quadrature import _as_float_vector, _single, check_sets
 
 __all__ = ["Allocation", "equal_split", "optimal_allocation_reference", "project_to_sphere", "sum_max_value"]
 
@@ -140,7 +142,7 @@ def optimal_allocation_reference(
     restarts: int = 20,
     iters: int = 300,
     tol: float = 1e-10,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator,
     inits: Sequence[np.ndarray] = (),
 ) -> Allocation:
     """Reference OPT of [P33] (abstract): max over Σσ_i² = 1 of Σ_j E max_{i∈S_j} X_i, by projected gradient ascent.
@@ -155,28 +157,25 @@ def optimal_allocation_reference(
         restarts: number of random starts (≥ 0).
         iters: maximum ascent steps per start.
         tol: a step gaining less than this five times in a row stops the ascent.
-        seed: seed or generator for the random starts.
+        seed: an int >= 0 or a numpy Generator for the random starts (required: no fresh entropy).
         inits: extra starting allocations σ (any non-negative vectors; they are projected onto the sphere).
 
     Returns:
         The best :class:`Allocation` found; ``info["values"]`` holds every start's final value.
     """
-    m = check_mu_sigma(mu, np.zeros(np.shape(mu)) if np.ndim(mu) == 1 else mu)[0]
+    m = _as_float_vector(mu, "mu")
     fam = _family(m, sets)
-    if not isinstance(restarts, (int, np.integer)) or restarts < 0:
-        raise ValueError(f"restarts must be an int >= 0, got {restarts!r}")
-    if not isinstance(iters, (int, np.integer)) or iters < 1:
-        raise ValueError(f"iters must be an int >= 1, got {iters!r}")
-    from icml26.common.seeding import rng as make_rng
-
-    g = make_rng(seed)
+    restarts = int_at_least(restarts, "restarts", 0)
+    iters = int_at_least(iters, "iters", 1)
+    tol = real(tol, "tol", lo=0.0)
+    g = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     n = m.size
     order = np.argsort(-m, kind="stable")
     starts = [np.ones(n)] + [equal_split(n, order[:k]) for k in range(1, min(n, 8) + 1)]
-    for x in inits:
-        x = np.asarray(x, dtype=float)
-        if x.shape != (n,) or not np.all(np.isfinite(x)) or np.any(x < 0):
-            raise ValueError(f"inits must be finite non-negative vectors of shape ({n},)")
+    for j, x in enumerate(inits):
+        x = real_array(x, f"inits[{j}]", shape=(n,))
+        if np.any(x < 0):
+            raise ValueError(f"inits[{j}] must be non-negative (an allocation of standard deviations)")
         starts.append(x)
     starts += [np.sqrt(g.dirichlet(np.ones(n))) for _ in range(restarts)] if n > 1 else []
     best_s, best_v, total, values = None, -np.inf, 0, []

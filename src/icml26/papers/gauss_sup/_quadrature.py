@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import log_ndtr
 
+from icml26.common.validation import real_array
+
 __all__ = ["check_mu_sigma", "check_sets", "expected_max", "expected_max_and_grad", "expected_sum_max",
            "expected_sum_max_and_grad"]
 
@@ -29,17 +31,8 @@ _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 
 def _as_float_vector(x: object, name: str) -> np.ndarray:
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-D array of real numbers") from exc
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} must be non-empty")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite (no nan/inf)")
-    return a
+    """A finite, non-empty 1-D float64 vector (complex, strings, NaN and inf refused, naming ``name``)."""
+    return real_array(x, name, ndim=1)
 
 
 def check_mu_sigma(mu: object, sigma: object) -> tuple[np.ndarray, np.ndarray]:
@@ -102,12 +95,13 @@ def _nodes(mu: np.ndarray, sigma: np.ndarray, lo: float, hi: float,
     return t, w
 
 
-def _single(mu: np.ndarray, sigma: np.ndarray, want_grad: bool) -> tuple[float, np.ndarray | None]:
+def _single(mu: np.ndarray, sigma: np.ndarray, want_grad: bool) -> tuple[float, np.ndarray]:
+    """(F, ∂F/∂σ) of one max by Eq. (F-int)/(F-grad); the gradient is zeros unless ``want_grad``."""
     # σ_i below 1e-12 of the largest σ acts as a constant (it changes E max by < 1e-12·σ_max; avoids overflow in z)
     det = sigma <= 1e-12 * float(sigma.max())
     rnd = ~det
     floor = float(mu[det].max()) if det.any() else -np.inf
-    grad = np.zeros_like(mu) if want_grad else None
+    grad = np.zeros_like(mu)
     if not rnd.any():
         if want_grad:  # a constant tied with another constant at the top: jump 1 of G_{-i}
             top = mu == floor
@@ -166,9 +160,7 @@ def expected_max_and_grad(mu: object, sigma: object) -> tuple[float, np.ndarray]
         sigma: standard deviations σ_i ≥ 0, shape (n,).
     """
     m, s = check_mu_sigma(mu, sigma)
-    value, grad = _single(m, s, want_grad=True)
-    assert grad is not None
-    return value, grad
+    return _single(m, s, want_grad=True)
 
 
 def expected_sum_max_and_grad(mu: object, sigma: object, sets: object) -> tuple[float, np.ndarray]:

@@ -11,9 +11,13 @@ from types import ModuleType
 
 import numpy as np
 
-from icml26.papers.macko._format import columns, row_of_entries
+from typing import Any
 
-__all__ = ["ISA_NAMES", "best_isa", "dense_fp16_gemv", "native_available", "native_spmv", "reference_spmv"]
+from icml26.common.validation import real_array
+from icml26.papers.macko._format import check_shape, columns, row_of_entries, validate
+
+__all__ = ["ISA_NAMES", "best_isa", "check_isa", "dense_fp16_gemv", "native_available", "native_spmv",
+           "raw_reference_spmv", "reference_spmv"]
 
 ISA_NAMES = {0: "scalar", 1: "avx2", 2: "avx512"}
 _NATIVE: ModuleType | None | bool = False  # False: not yet looked up
@@ -51,34 +55,35 @@ def best_isa() -> str:
     return "numpy" if mod is None else ISA_NAMES[int(mod.best_isa())]
 
 
+def check_isa(isa: object) -> str | None:
+    """``isa`` if it is None or an instruction-set name of :data:`ISA_NAMES` (a clear error naming ``isa`` otherwise),
+    whether or not the native kernels are built (the ISA variants of our CPU adaptation of [P05]'s kernel)."""
+    if isa is None:
+        return None
+    names = sorted(ISA_NAMES.values())
+    if not isinstance(isa, str):
+        raise TypeError(f"isa must be one of {names} or None, got {type(isa).__name__} {isa!r}")
+    if isa not in names:
+        raise ValueError(f"isa must be one of {names} or None, got {isa!r}")
+    return isa
+
+
 def _isa_code(isa: str | None) -> int:
     mod = _native()
     assert mod is not None
+    isa = check_isa(isa)
     if isa is None:
         return int(mod.best_isa())
     codes = {v: k for k, v in ISA_NAMES.items()}
-    if isa not in codes:
-        raise ValueError(f"isa must be one of {sorted(codes)} or None, got {isa!r}")
     if codes[isa] > int(mod.best_isa()):
         raise ValueError(f"isa {isa!r} is not supported by this CPU (best: {best_isa()!r})")
     return codes[isa]
 
 
-def reference_spmv(
+def raw_reference_spmv(
     values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int], X: np.ndarray
 ) -> np.ndarray:
-    """Reference ``Y = X Wᵀ`` for ``W`` in MACKO format (numpy; products and sums in float64, result fp32).
-
-    Implements the SpMV of the MACKO format of [P05] without any of its kernel tricks: decode every entry's column from the
-    prefix sum of ``Δ + 1`` per row, then sum ``v_k · x[col_k]`` per row.
-
-    Args:
-        values, deltas, row_ptr: the MACKO arrays (fp16, packed uint8, int32).
-        shape: ``(R, C)`` of ``W``.
-        X: ``(B, C)`` fp32 inputs (one vector per row).
-    Returns:
-        ``(B, R)`` fp32.
-    """
+    """:func:`reference_spmv` without the argument checks, for arrays already validated (MACKO SpMV of [P05])."""
     r, _ = shape
     n = int(row_ptr[-1])
     cols = columns(deltas, row_ptr)
@@ -89,6 +94,28 @@ def reference_spmv(
         prod = v * X[b].astype(np.float64)[cols]
         out[b] = np.bincount(rows, weights=prod, minlength=r)[:r]
     return out
+
+
+def reference_spmv(values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int],
+                   X: Any) -> np.ndarray:
+    """Reference ``Y = X Wᵀ`` for ``W`` in MACKO format (numpy; products and sums in float64, result fp32).
+
+    Implements the SpMV of the MACKO format of [P05] without any of its kernel tricks: decode every entry's column
+    from the prefix sum of ``Δ + 1`` per row, then sum ``v_k · x[col_k]`` per row.
+
+    Args:
+        values, deltas, row_ptr: the MACKO arrays (fp16, packed uint8, int32); inconsistent arrays raise
+            :class:`~icml26.papers.macko.MackoFormatError` (a ``ValueError``) naming the array.
+        shape: ``(R, C)`` of ``W``.
+        X: ``(B, C)`` real inputs (one vector per row; converted to fp32). NaN/inf in ``X`` reach ``Y`` only
+            through stored entries, as in the kernels.
+    Returns:
+        ``(B, R)`` fp32.
+    """
+    dims = check_shape(shape)
+    validate(values, deltas, row_ptr, dims)
+    Xa = real_array(X, "X", ndim=2, shape=(None, dims[1]), dtype=np.float32, allow_empty=True, finite=False)
+    return raw_reference_spmv(values, deltas, row_ptr, dims, Xa)
 
 
 def native_spmv(
@@ -105,9 +132,10 @@ def native_spmv(
 
     ``X`` is ``(B, C)`` fp32 C-contiguous with ``1 <= B <= 8``. The GIL is released while the kernel runs.
     """
+    check_isa(isa)
     mod = _native()
     if mod is None:
-        return reference_spmv(values, deltas, row_ptr, shape, X)
+        return raw_reference_spmv(values, deltas, row_ptr, shape, X)
     code = _isa_code(isa)
     Y = np.empty((X.shape[0], shape[0]), dtype=np.float32)
     mod.spmv(values.view(np.uint16), deltas, row_ptr, int(shape[1]), X, Y, code, int(threads))
@@ -131,6 +159,7 @@ def dense_fp16_gemv(W: np.ndarray, x: np.ndarray, *, isa: str | None = None, thr
         raise TypeError("W must be a 2-D float16 numpy array")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a positive int, got {threads!r}")
+    check_isa(isa)
     xa = np.asarray(x)
     if xa.dtype not in (np.float32, np.float16) or xa.ndim not in (1, 2) or xa.shape[-1] != W.shape[1]:
         raise ValueError(f"x must be float32/float16 with last dimension {W.shape[1]}, got {xa.dtype} {xa.shape}")

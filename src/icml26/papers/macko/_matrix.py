@@ -2,34 +2,74 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from icml26.papers.macko import _format
-from icml26.papers.macko._kernels import native_spmv, reference_spmv
+from icml26.papers.macko._format import MackoFormatError
+from icml26.papers.macko._kernels import check_isa, native_spmv, raw_reference_spmv
 
 __all__ = ["MackoFormatError", "MackoMatrix"]
 
-_FORMAT_TAG = "macko-spmv/1"
+_FORMAT_TAG = "macko-spmv/2"  # /2: the file carries a sha256 of its arrays and shape
 
 
-class MackoFormatError(ValueError):
-    """A MACKO file or array set that is truncated, tampered with or inconsistent.
-
-    Raised when stored arrays violate the MACKO format of [P05] (fp16 values, aligned 4-bit deltas, row pointers).
-    """
+def _checksum(shape: tuple[int, int], values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray) -> str:
+    """sha256 over the shape and the three arrays (dtype, length and bytes of each)."""
+    h = hashlib.sha256(f"{_FORMAT_TAG} {shape[0]} {shape[1]}".encode())
+    for a in (values, deltas, row_ptr):
+        h.update(f"|{a.dtype.str}:{a.size}|".encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
 
 
 def _as_numpy(W: Any, name: str) -> np.ndarray:
     if type(W).__module__.startswith("torch"):
-        W = W.detach().cpu().numpy()
+        import torch
+
+        if not isinstance(W, torch.Tensor):
+            raise TypeError(f"{name} must be a numpy array, a scipy.sparse matrix or a torch tensor, "
+                            f"got {type(W).__name__}")
+        W = W.detach().cpu()
+        if W.dtype == torch.bfloat16:  # numpy has no bfloat16; fp32 holds every bf16 value exactly
+            W = W.float()
+        W = W.numpy()
     if not isinstance(W, np.ndarray):
-        raise TypeError(f"{name} must be a numpy array or a torch tensor, got {type(W).__name__}")
+        raise TypeError(f"{name} must be a numpy array, a scipy.sparse matrix or a torch tensor, got {type(W).__name__}")
     return W
+
+
+def _fp16_blocks(W: Any) -> tuple[tuple[int, int], Iterator[np.ndarray]]:
+    """The shape of ``W`` and its fp16 row blocks, each converted (and range-checked) when it is encoded."""
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        sp = None
+    if sp is not None and sp.issparse(W):
+        if W.ndim != 2:
+            raise ValueError(f"W must be 2-D, got shape {W.shape}")
+        csr = sp.csr_array(W)
+        csr.sum_duplicates()
+        if csr.dtype not in (np.float16, np.float32, np.float64):
+            raise TypeError(f"W must hold float16, float32 or float64 values, got {csr.dtype}")
+        r = csr.shape[0]
+        blocks = (_format.to_fp16(csr[lo : lo + _format.ROW_BLOCK].toarray(), "W", row0=lo)
+                  for lo in range(0, r, _format.ROW_BLOCK))
+        return (int(csr.shape[0]), int(csr.shape[1])), blocks
+    W = _as_numpy(W, "W")
+    if W.ndim != 2:
+        raise ValueError(f"W must be 2-D, got shape {W.shape}")
+    if W.dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(f"W must be float16, float32 or float64, got {W.dtype}")
+    r = W.shape[0]
+    blocks = (_format.to_fp16(W[lo : lo + _format.ROW_BLOCK], "W", row0=lo) for lo in range(0, r, _format.ROW_BLOCK))
+    return (int(W.shape[0]), int(W.shape[1])), blocks
 
 
 _BATCH = 8  # columns of X per pass of the CPU kernel over W
@@ -62,21 +102,19 @@ class MackoMatrix:
 
     def _init(self, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, shape: tuple[int, int], *,
               check: bool) -> None:
-        if not (isinstance(shape, tuple | list) and len(shape) == 2):
-            raise MackoFormatError(f"shape must be a pair (R, C), got {shape!r}")
+        self.shape = _format.check_shape(shape)
         self.values = values
         self.deltas = deltas
         self.row_ptr = row_ptr
-        self.shape = (int(shape[0]), int(shape[1]))
         self._gpu: Any = None
         if check:
-            self._validate()
+            _format.validate(values, deltas, row_ptr, self.shape)
         self._nnz = int(np.count_nonzero(values[: int(row_ptr[-1])]))
 
     @classmethod
     def _trusted(cls, values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray,
                  shape: tuple[int, int]) -> MackoMatrix:
-        """Internal fast path for arrays this package has just encoded itself (skips :meth:`_validate`)."""
+        """Internal fast path for arrays this package has just encoded itself (skips the format check)."""
         obj = cls.__new__(cls)
         obj._init(values, deltas, row_ptr, shape, check=False)
         return obj
@@ -87,42 +125,15 @@ class MackoMatrix:
         """Compress a dense matrix into the MACKO format (the MACKO format of [P05]); lossless for fp16 input.
 
         Args:
-            W: the weight matrix ``W`` (R x C), a float16 or float32 numpy array or torch tensor. fp32 values are
-                rounded to fp16 (the paper's ``b_val = 16``); an entry is stored when its fp16 value is nonzero
-                (NaN included; ``-0.0`` counts as zero and comes back as ``+0.0``).
+            W: the weight matrix ``W`` (R x C): a float16/32/64 numpy array, a torch tensor (bfloat16 too) or a
+                ``scipy.sparse`` matrix. Other dtypes are rounded to fp16 (the paper's ``b_val = 16``), row block by
+                row block; a finite value beyond fp16's range (``|w| > 65504``) is a ``ValueError``, not an inf. An
+                entry is stored when its fp16 value is nonzero (NaN and ±inf included; ``-0.0`` counts as zero and
+                comes back as ``+0.0``).
         """
-        W = _as_numpy(W, "W")
-        if W.ndim != 2:
-            raise ValueError(f"W must be 2-D, got shape {W.shape}")
-        if W.dtype not in (np.float16, np.float32):
-            raise TypeError(f"W must be float16 or float32, got {W.dtype}")
-        w16 = np.ascontiguousarray(W, dtype=np.float16)
-        values, deltas, row_ptr = _format.encode(w16)
-        return cls._trusted(values, deltas, row_ptr, w16.shape)
-
-    def _validate(self) -> None:
-        v, d, rp, (r, c) = self.values, self.deltas, self.row_ptr, self.shape
-        if not (isinstance(rp, np.ndarray) and rp.ndim == 1 and rp.size >= 1):
-            raise MackoFormatError("row_ptr must be a 1-D int32 array of length R + 1")
-        if r < 0 or c < 0:
-            raise MackoFormatError(f"shape must be non-negative, got {self.shape}")
-        if not (isinstance(v, np.ndarray) and v.dtype == np.float16 and v.ndim == 1):
-            raise MackoFormatError("values must be a 1-D float16 array")
-        if not (isinstance(d, np.ndarray) and d.dtype == np.uint8 and d.ndim == 1):
-            raise MackoFormatError("deltas must be a 1-D uint8 array")
-        if not (isinstance(rp, np.ndarray) and rp.dtype == np.int32 and rp.shape == (r + 1,)):
-            raise MackoFormatError(f"row_ptr must be int32 of length R + 1 = {r + 1}")
-        if v.size % _format.ALIGN or d.size * 2 != v.size:
-            raise MackoFormatError(f"values must be a multiple of {_format.ALIGN} long and deltas half as long")
-        if rp[0] != 0 or np.any(np.diff(rp) < 0) or rp[-1] > v.size or v.size - rp[-1] >= _format.ALIGN:
-            raise MackoFormatError("row_ptr must start at 0, be non-decreasing and end within the last 16 entries")
-        n = int(rp[-1])
-        if n:
-            cols = _format.columns(d, rp)
-            last = rp[1:] - 1
-            nonempty = np.diff(rp) > 0
-            if c == 0 or np.any(cols[last[nonempty]] >= c):  # columns increase within a row: the last is the max
-                raise MackoFormatError(f"a row's deltas run past column C = {c}")
+        shape, blocks = _fp16_blocks(W)
+        values, deltas, row_ptr = _format.encode_blocks(blocks)
+        return cls._trusted(values, deltas, row_ptr, shape)
 
     # ------------------------------------------------------------------------------------------ properties
     @property
@@ -172,6 +183,7 @@ class MackoMatrix:
         return x
 
     def _run(self, X: np.ndarray, device: str, kernel: str, isa: str | None, threads: int) -> np.ndarray:
+        check_isa(isa)
         if device == "cuda":
             from icml26.papers.macko._triton import triton_spmv
 
@@ -182,7 +194,7 @@ class MackoMatrix:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         X = np.ascontiguousarray(X, dtype=np.float32)
         if kernel == "reference":
-            return reference_spmv(self.values, self.deltas, self.row_ptr, self.shape, X)
+            return raw_reference_spmv(self.values, self.deltas, self.row_ptr, self.shape, X)
         if kernel != "native":
             raise ValueError(f"kernel must be 'native' or 'reference', got {kernel!r}")
         if self.shape[0] == 0 or self.shape[1] == 0:
@@ -228,31 +240,42 @@ class MackoMatrix:
 
     # ------------------------------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write one uncompressed ``.npz`` archive (the three arrays, the shape and a format tag) at exactly ``path``.
+        """Write one uncompressed ``.npz`` archive (the three arrays, the shape, a format tag and a sha256 of them)
+        at exactly ``path`` (the MACKO format of [P05]).
 
         No ``.npz`` suffix is appended, so :meth:`load` reads back the same ``path`` that was given here.
         """
         with open(Path(path), "wb") as fh:
             np.savez(fh, format=np.array(_FORMAT_TAG), shape=np.array(self.shape, dtype=np.int64),
-                     values=self.values, deltas=self.deltas, row_ptr=self.row_ptr)
+                     values=self.values, deltas=self.deltas, row_ptr=self.row_ptr,
+                     checksum=np.array(_checksum(self.shape, self.values, self.deltas, self.row_ptr)))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MackoMatrix:
-        """Read a file written by :meth:`save`; a truncated, tampered or foreign file raises :class:`MackoFormatError`."""
+        """Read a file written by :meth:`save` (the MACKO format of [P05]).
+
+        A truncated, edited or foreign file raises :class:`MackoFormatError`: the sha256 stored with the arrays must
+        match them, so an edit that keeps the arrays consistent (a changed row pointer) is refused too.
+        """
         try:
             with np.load(Path(path), allow_pickle=False) as z:
+                if not isinstance(z, np.lib.npyio.NpzFile):
+                    raise MackoFormatError(f"{path}: not a MACKO file (a single .npy array, not an .npz archive)")
                 keys = set(z.files)
-                need = {"format", "shape", "values", "deltas", "row_ptr"}
+                need = {"format", "shape", "values", "deltas", "row_ptr", "checksum"}
+                if "format" in keys and str(z["format"]) != _FORMAT_TAG:
+                    raise MackoFormatError(f"{path}: unknown format tag {str(z['format'])!r} (expected {_FORMAT_TAG!r})")
                 if not need <= keys:
                     raise MackoFormatError(f"{path}: not a MACKO file (missing {sorted(need - keys)})")
-                if str(z["format"]) != _FORMAT_TAG:
-                    raise MackoFormatError(f"{path}: unknown format tag {str(z['format'])!r}")
-                shape = z["shape"]
+                shape, stored = z["shape"], str(z["checksum"])
                 arrays = z["values"], z["deltas"], z["row_ptr"]
         except MackoFormatError:
             raise
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, TypeError, AttributeError) as exc:
             raise MackoFormatError(f"{path}: cannot read a MACKO file ({type(exc).__name__}: {exc})") from exc
         if shape.shape != (2,) or shape.dtype.kind not in "iu":
             raise MackoFormatError(f"{path}: bad shape record {shape!r}")
-        return cls(*arrays, (int(shape[0]), int(shape[1])))
+        dims = (int(shape[0]), int(shape[1]))
+        if _checksum(dims, *arrays) != stored:
+            raise MackoFormatError(f"{path}: checksum mismatch: the arrays or the shape were changed after saving")
+        return cls(*arrays, dims)

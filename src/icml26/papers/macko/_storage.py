@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml26.common.validation import int_at_least, real, real_array
+
 __all__ = [
     "break_even_density",
     "csr_bytes",
@@ -18,14 +20,8 @@ __all__ = [
 ]
 
 
-def _check(rows: int, cols: int, density: float = 0.0) -> None:
-    for name, v in (("rows", rows), ("cols", cols)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if rows < 0 or cols < 0:
-        raise ValueError(f"rows and cols must be >= 0, got {rows}, {cols}")
-    if not 0.0 <= density <= 1.0:
-        raise ValueError(f"density must be in [0, 1], got {density}")
+def _check(rows: object, cols: object) -> tuple[int, int]:
+    return int_at_least(rows, "rows", 0), int_at_least(cols, "cols", 0)
 
 
 def dense_fp16_bytes(rows: int, cols: int) -> int:
@@ -33,8 +29,8 @@ def dense_fp16_bytes(rows: int, cols: int) -> int:
 
     The dense fp16 baseline of [P05]'s memory claim (the denominator of its effective density ``d_eff``).
     """
-    _check(rows, cols)
-    return 2 * int(rows) * int(cols)
+    r, c = _check(rows, cols)
+    return 2 * r * c
 
 
 def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
@@ -44,7 +40,8 @@ def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
         rows, cols: ``R``, ``C``.
         density: ``d``, fraction of nonzeros.
     """
-    _check(rows, cols, density)
+    rows, cols = _check(rows, cols)
+    density = real(density, "density", lo=0.0, hi=1.0)
     if density == 0.0:
         return 4.0 * (rows + 1)
     z = (1.0 - density) ** 16
@@ -57,10 +54,11 @@ def csr_bytes(rows: int, cols: int, nnz: int, *, value_bytes: int = 2, index_byt
 
     The CSR baseline of [P05]'s storage analysis (about ``3d`` of dense fp16 with int32 indices, ``2d`` with int16).
     """
-    _check(rows, cols)
-    if isinstance(nnz, bool) or not isinstance(nnz, (int, np.integer)) or not 0 <= nnz <= rows * cols:
-        raise ValueError(f"nnz must be an int in [0, rows * cols], got {nnz!r}")
-    return int(nnz) * (value_bytes + index_bytes) + 4 * (int(rows) + 1)
+    rows, cols = _check(rows, cols)
+    nnz = int_at_least(nnz, "nnz", 0, hi=rows * cols)
+    value_bytes = int_at_least(value_bytes, "value_bytes", 1)
+    index_bytes = int_at_least(index_bytes, "index_bytes", 1)
+    return nnz * (value_bytes + index_bytes) + 4 * (rows + 1)
 
 
 def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
@@ -74,12 +72,10 @@ def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
     Returns:
         The crossing density, ``nan`` when the ratios never cross 1 inside the range.
     """
-    d = np.asarray(densities, dtype=float)
-    q = np.asarray(ratios, dtype=float)
-    if d.shape != q.shape or d.ndim != 1 or d.size < 2:
-        raise ValueError("densities and ratios must be 1-D of equal length >= 2")
-    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(q))):
-        raise ValueError("densities and ratios must be finite")
+    d = real_array(densities, "densities", ndim=1)
+    q = real_array(ratios, "ratios", ndim=1)
+    if d.shape != q.shape or d.size < 2:
+        raise ValueError(f"densities and ratios must be of equal length >= 2, got {d.size} and {q.size}")
     if not np.all(np.diff(d) > 0):
         raise ValueError("densities must be strictly increasing")
     above = np.nonzero(q >= 1.0)[0]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26.common.validation import positive_int
+from icml26.papers.macko._format import to_fp16
 from icml26.papers.macko._kernels import dense_fp16_gemv
 from icml26.papers.macko._matrix import MackoMatrix
 
@@ -25,7 +27,7 @@ class _Fp16Linear(torch.nn.Module):
 
     def __init__(self, bias: torch.Tensor | None, threads: int) -> None:
         super().__init__()
-        self.threads = int(threads)
+        self.threads = positive_int(threads, "threads")
         self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
 
     def _apply_rows(self, X: np.ndarray) -> np.ndarray:
@@ -41,8 +43,9 @@ class _Fp16Linear(torch.nn.Module):
         for i in range(0, X.shape[0], _BATCH):
             out[i : i + _BATCH] = self._apply_rows(np.ascontiguousarray(X[i : i + _BATCH]))
         y = torch.from_numpy(out)
-        if self.bias is not None:
-            y = y + self.bias
+        bias = self.bias
+        if isinstance(bias, torch.Tensor):
+            y = y + bias
         return y.reshape(*lead, self.out_features).to(x.dtype)
 
 
@@ -57,7 +60,7 @@ class MackoLinear(_Fp16Linear):
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, *, threads: int = 1) -> None:
         super().__init__(bias, threads)
-        self.matrix = MackoMatrix.from_dense(weight.detach().to(torch.float16).cpu().numpy())
+        self.matrix = MackoMatrix.from_dense(weight.detach())  # fp16 rounding checked: no silent inf
         self.out_features, self.in_features = self.matrix.shape
 
     def _apply_rows(self, X: np.ndarray) -> np.ndarray:
@@ -79,7 +82,7 @@ class DenseFp16Linear(_Fp16Linear):
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, *, threads: int = 1) -> None:
         super().__init__(bias, threads)
-        self.w16 = np.ascontiguousarray(weight.detach().to(torch.float16).cpu().numpy())
+        self.w16 = np.ascontiguousarray(to_fp16(weight.detach().float().cpu().numpy(), "weight"))
         self.out_features, self.in_features = self.w16.shape
 
     def _apply_rows(self, X: np.ndarray) -> np.ndarray:
@@ -109,7 +112,7 @@ class TritonMackoLinear(torch.nn.Module):
         super().__init__()
         from icml26.papers.macko._triton import TritonMacko
 
-        self.matrix = MackoMatrix.from_dense(weight.detach().to(torch.float16).cpu().numpy())
+        self.matrix = MackoMatrix.from_dense(weight.detach())
         self.out_features, self.in_features = self.matrix.shape
         self.kernel = TritonMacko(self.matrix, block=block, interpret=interpret)
         b = None if bias is None else bias.detach().float().to(self.kernel.device)
@@ -121,8 +124,9 @@ class TritonMackoLinear(torch.nn.Module):
             raise ValueError(f"x must have last dimension {self.in_features}, got shape {tuple(x.shape)}")
         lead = x.shape[:-1]
         y = self.kernel(x.reshape(-1, self.in_features), out_dtype=x.dtype)
-        if self.bias is not None:
-            y = y + self.bias.to(y.dtype)
+        bias = self.bias
+        if isinstance(bias, torch.Tensor):
+            y = y + bias.to(y.dtype)
         return y.reshape(*lead, self.out_features)
 
     @property

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from icml26.common.validation import choice, positive_int, real, real_array
+
 __all__ = ["sparsify_linear", "wanda_prune"]
 
 
@@ -26,24 +28,25 @@ def wanda_prune(weight: Any, activations: Any | None, *, sparsity: float) -> Any
     Returns:
         The pruned copy of ``weight``, same type, dtype and device.
     """
-    if not isinstance(sparsity, (int, float)) or isinstance(sparsity, bool) or not 0.0 <= float(sparsity) <= 1.0:
-        raise ValueError(f"sparsity must be a number in [0, 1], got {sparsity!r}")
+    sparsity = real(sparsity, "sparsity", lo=0.0, hi=1.0)
     torch_in = _is_torch(weight)
-    W = weight.detach().cpu().float().numpy() if torch_in else np.asarray(weight)
-    if W.ndim != 2 or W.dtype.kind != "f":
-        raise ValueError(f"weight must be a 2-D floating array, got shape {W.shape} dtype {W.dtype}")
+    W = weight.detach().cpu().float().numpy() if torch_in else weight
+    if not isinstance(W, np.ndarray) or W.dtype.kind != "f":
+        got = f"dtype {W.dtype}" if isinstance(W, np.ndarray) else type(W).__name__
+        raise TypeError(f"weight must be a floating numpy array or torch tensor, got {got}")
+    W = real_array(W, "weight", ndim=2, dtype=W.dtype)  # finite, non-empty
     r, c = W.shape
     if activations is None:
         norms = np.ones(c, dtype=np.float64)
     else:
-        X = activations.detach().cpu().double().numpy() if _is_torch(activations) else np.asarray(activations, float)
+        X = activations.detach().cpu().double().numpy() if _is_torch(activations) else activations
+        # a NaN or inf input has no Wanda score (a NaN norm would sort last and keep its whole column)
+        X = real_array(X, "activations")
         if X.ndim < 1 or X.shape[-1] != c:
             raise ValueError(f"activations must have last dimension C = {c}, got shape {X.shape}")
         norms = np.sqrt(np.square(X.reshape(-1, c)).sum(axis=0))
-        if not np.all(np.isfinite(norms)):  # a NaN norm would sort last and keep its whole column
-            raise ValueError("activations must be finite (a NaN or inf calibration input has no Wanda score)")
     score = np.abs(W.astype(np.float64)) * norms[None, :]
-    k = int(np.floor(float(sparsity) * c))
+    k = int(np.floor(sparsity * c))
     keep = np.ones((r, c), dtype=bool)
     if k > 0 and r > 0:
         idx = np.argsort(score, axis=1, kind="stable")[:, :k]  # k lowest scores of each row
@@ -75,8 +78,10 @@ def sparsify_linear(module: Any, *, sparsity: float | None = None, activations: 
         raise ImportError("sparsify_linear needs torch: pip install 'icml26[torch]'") from exc
     from icml26.papers.macko._torch import MackoLinear, TritonMackoLinear
 
-    if device not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    device = choice(device, "device", ("cpu", "cuda"))
+    threads = positive_int(threads, "threads")
+    if sparsity is not None:
+        sparsity = real(sparsity, "sparsity", lo=0.0, hi=1.0)
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     if isinstance(module, torch.nn.Linear):
