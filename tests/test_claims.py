@@ -131,3 +131,18 @@ class _Calls(list):
 def _record_call(calls, x):
     calls.append(x)
     return 2 * x
+
+
+def test_render_raises_tiny_text_to_the_minimum():
+    from icml26.figures import MIN_FONT_PT
+
+    fig, ax = new_figure()
+    ax.plot([0, 1], [1, 0], label="a")
+    ax.set_xticks([0, 1], ["left", "right"], fontsize=5)
+    ax.set_title("t", fontsize=4)
+    ax.legend(fontsize=3)
+    render(fig, name="tiny")
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text()]
+    assert sizes and min(sizes) >= MIN_FONT_PT

@@ -130,3 +130,50 @@ def test_reproduce_keeps_matplotlib_cache_in_out(cli, toy_papers, tmp_path, monk
     res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(tmp_path)])
     assert res.exit_code == 0
     assert os.environ["MPLCONFIGDIR"] == str(tmp_path.resolve() / "cache" / "matplotlib")
+
+
+def test_history_from_a_sqlite_index_rebuilt_when_stale(cli, toy_papers, tmp_path):
+    out = str(tmp_path)
+    for seed in ("0", "1"):
+        cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", out, "--seed", seed])
+    res = cli.invoke(main, ["history", "alpha:always_wrong", "--out", out, "--json"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in res.output.splitlines()]
+    assert [r["verdict"] for r in rows] == ["fails", "fails"] and rows[0]["basis"] == "paper"
+    assert (tmp_path / "results.sqlite").is_file()
+    cli.invoke(main, ["reproduce", "alpha:mean_is_small", "--executor", "serial", "--out", out])  # the JSONL grows
+    rows = [json.loads(x) for x in cli.invoke(main, ["history", "alpha", "--out", out, "--json"]).output.splitlines()]
+    assert [r["claim"] for r in rows] == ["always_wrong", "always_wrong", "mean_is_small"]
+    (tmp_path / "results.sqlite").write_bytes(b"not a database")  # damaged: rebuilt from the JSONL
+    assert len(cli.invoke(main, ["history", "alpha", "--out", out, "--json"]).output.splitlines()) == 3
+    res = cli.invoke(main, ["history", "alpha", "--out", out])
+    assert res.exit_code == 0 and "3 runs" in res.output
+    res = cli.invoke(main, ["history", "alpah", "--out", out])
+    assert res.exit_code == 2 and "did you mean 'alpha'" in res.output
+
+
+def test_reproduce_prints_results_to_stdout_unwrapped_and_streams_json(toy_papers, tmp_path):
+    import subprocess
+    import sys
+
+    long = "alpha:mean_is_small"
+    res = subprocess.run([sys.executable, "-m", "icml26.cli", "reproduce", long, "alpha:always_wrong", "--executor",
+                          "serial", "--out", str(tmp_path / "a")], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert any(line.startswith("holds (paper)") and long in line for line in lines), res.stdout
+    assert lines[-1].startswith("report: ") and lines[-1].endswith("index.html")  # one line, however long the path
+    assert "2 claims in" in lines[-2]
+    res = subprocess.run([sys.executable, "-m", "icml26.cli", "reproduce", long, "alpha:always_wrong", "--executor",
+                          "serial", "--json", "--out", str(tmp_path / "b")], capture_output=True, text=True, timeout=120)
+    events = [json.loads(x) for x in res.stdout.splitlines()]
+    assert [e["event"] for e in events] == ["claim", "claim", "summary"]
+    assert events[1]["verdict"] == "fails" and events[2]["counts"] == {"fails": 1, "holds": 1}
+    res = subprocess.run([sys.executable, "-m", "icml26.cli", "reproduce", long, "--executor", "serial", "--quiet",
+                          "--out", str(tmp_path / "c")], capture_output=True, text=True, timeout=120)
+    assert res.stdout.splitlines()[0].startswith("1 claim in")
+
+
+def test_mistyped_slugs_get_suggestions(cli, toy_papers, tmp_path):
+    res = cli.invoke(main, ["reproduce", "gamma:swallow", "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "did you mean 'swallows'" in res.output

@@ -19,7 +19,7 @@ class _Links(HTMLParser):
                 self.refs.append(a[k])
         if "id" in a:
             self.ids.add(a["id"])
-        if tag == "tr" and "data-verdict" in a:
+        if "data-verdict" in a and (a["data-slug"], a["data-claim"], a["data-verdict"]) not in self.rows:
             self.rows.append((a["data-slug"], a["data-claim"], a["data-verdict"]))
 
 
@@ -36,7 +36,7 @@ def test_report_links_and_rows(toy_papers, tmp_path):
     p = _Links()
     p.feed(index.read_text())
     assert sorted(p.rows) == [("alpha", "always_wrong", "fails"), ("alpha", "boom", "error"), ("alpha", "mean_is_small", "holds")]
-    assert "alpha" in p.ids and "claims" in p.ids
+    assert {"alpha", "summary", "papers", "fails", "holds", "alpha-always_wrong"} <= p.ids
     figs = [r for r in p.refs if r.startswith("figures/")]
     assert figs, "the figure of mean_is_small is linked"
     for ref in p.refs:
@@ -51,6 +51,7 @@ def test_report_links_and_rows(toy_papers, tmp_path):
     assert summary["counts"] == {"holds": 1, "fails": 1, "inconclusive": 0, "unsupported": 0, "error": 1}
     md = (tmp_path / "report" / "README.md").read_text()
     assert "| P90 alpha | two plus two is five |" in md
+    assert html.index('id="fails"') < html.index('data-claim="always_wrong"') < html.index('id="holds"')  # fails first
     for line in md.splitlines():
         if line.startswith("!["):
             assert (tmp_path / "report" / line.split("](")[1].rstrip(")")).is_file()

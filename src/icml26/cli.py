@@ -1,4 +1,4 @@
-"""The ``icml26`` command line: ``list``, ``show``, ``reproduce``, ``report``.
+"""The ``icml26`` command line: ``list``, ``show``, ``reproduce``, ``report``, ``history``.
 
 Exit codes: 0 when every claim ran (whatever its verdict), 1 when a claim raised or timed out, 2 for usage errors.
 Heavy imports (torch, papers, ray) happen only when a claim runs.
@@ -109,13 +109,17 @@ def list_cmd(as_json: bool, markdown: bool, out: str, budget: str | None) -> Non
     from rich.table import Table
 
     t = Table(title=f"icml26 {__version__}: {len(rows)} papers")
-    for col in ("id", "slug", "title", "tier", "claims", "latest verdicts"):
-        t.add_column(col)
+    for col in ("id", "slug", "title", "tier", "claims", "needs", "latest verdicts"):
+        t.add_column(col, overflow="fold")
     for r in rows:
         counts = Counter(r["verdicts"].values())
         v = " ".join(f"[{_STYLE[k.split()[0]]}]{n} {_escape(k)}[/]" for k, n in sorted(counts.items())) or "-"
-        t.add_row(r["id"], r["slug"], r["title"], r["tier"], str(r["claims"]), v)
+        needs = ", ".join(f"[{'red' if x in r['missing'] else 'default'}]{x}[/]" for x in r["requires"]) or "-"
+        t.add_row(r["id"], r["slug"], r["title"], r["tier"], str(r["claims"]), needs, v)
     _console().print(t)
+    if any(r["missing"] for r in rows):
+        missing = sorted({x for r in rows for x in r["missing"]})
+        _console().print(f"not installed (red): pip install 'icml26[{','.join(missing)}]'", markup=False)
 
 
 def _card(info: registry.PaperInfo) -> str:
@@ -198,14 +202,18 @@ def _resolve_targets(targets: tuple[str, ...]) -> tuple[list[tuple[str, str]], l
 @click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), default=None,
               callback=_finite, help="Seconds per claim (default: 120 smoke, 900 small, none full; at most a week).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per finished claim on stdout, then a summary.")
+@click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary.")
 def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: int, jobs: int | None, executor: str,
-              address: str | None, out: str, timeout: float | None) -> None:
+              address: str | None, out: str, timeout: float | None, as_json: bool, quiet: bool) -> None:
     """Run the claims of TARGETS (slugs, or SLUG:CLAIM; default: every paper) and write the report.
 
-    Appends one record per claim to OUT/results.jsonl and rebuilds OUT/report/.
+    Appends one record per claim to OUT/results.jsonl and rebuilds OUT/report/. Results go to stdout (one line per
+    claim, then a summary); the live progress display and warnings go to stderr.
     """
+    from icml26.progress import RunDisplay
     from icml26.report import write_report
-    from icml26.runner import MissingExtraError, Task, make_executor, run_tasks
+    from icml26.runner import MissingExtraError, Task, make_executor, plan, run_tasks, slots
     from icml26.store import ResultStore
 
     if address and executor != "ray":
@@ -219,19 +227,7 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
         store.ensure_writable()
     except OSError as exc:
         _fail(f"cannot write to --out {out!r}: {exc.strerror or exc}")
-    # caches that methods keep (e.g. inc_bpe's vocabulary preprocessing), matplotlib's font cache and a local Ray
-    # cluster's session files stay inside the output folder during a run (workers inherit the environment)
-    cache = Path(out).resolve() / "cache"
-    for var, sub in _CACHE_VARS.items():
-        os.environ.setdefault(var, str(cache / sub) if sub else str(cache))
-    if executor == "ray" and not address and "RAY_TMPDIR" not in os.environ:
-        if len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
-            os.environ["RAY_TMPDIR"] = str(cache / "ray")
-        else:
-            log.warning("--out path too long for Ray's sockets: the local Ray cluster keeps its files under /tmp/ray")
-    err = _console(stderr=True)
-    for w in warnings:
-        err.print(f"[yellow]{_escape(w)}[/]")
+    _keep_caches_in(Path(out), ray=executor == "ray" and not address)
     if not pairs:
         _fail("no claims to run")
     timeout = timeout if timeout is not None else DEFAULT_TIMEOUT[budget]
@@ -242,29 +238,47 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
         _fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - e.g. a Ray cluster that cannot be reached
         _fail(f"cannot start the {executor} executor: {type(exc).__name__}: {exc}")
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    counts: Counter[str] = Counter()
-    t0 = time.perf_counter()
+    untimed, timed = plan(tasks)
+    order = [f"{t.paper}:{t.claim}" for job in (*untimed, *timed) for t in job]
+    show = RunDisplay(order=order, expected=_expected(pairs, budget), slots=slots(ex), as_json=as_json, quiet=quiet,
+                      budget=budget)
+    for w in warnings:
+        show.warn(w)
     try:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err, transient=False) as prog:
-            bar = prog.add_task(f"{budget} claims", total=len(tasks))
-            for rec in run_tasks(tasks, ex, timeout=timeout):
-                store.append(rec)
-                v = rec.verdict
-                counts[v] += 1
-                detail = rec.reason if v == "error" else rec.summary
-                prog.console.print(f"[{_STYLE[v]}]{rec.label:<27}[/] {_escape(rec.paper)}:{_escape(rec.claim)} "
-                                   f"({rec.duration_s:.1f} s) {_escape(detail)}", markup=True)
-                prog.advance(bar)
+        for rec in run_tasks(tasks, ex, timeout=timeout):
+            store.append(rec)
+            show.finished(rec)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
-    index = write_report(out)
-    line = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    err.print(f"{len(tasks)} claim{'' if len(tasks) == 1 else 's'} in {time.perf_counter() - t0:.1f} s: {line}")
-    err.print(f"report: {index}")
-    sys.exit(1 if counts.get("error") else 0)
+        index = write_report(out)
+        show.close(str(index))
+    sys.exit(1 if show.counts.get("error") else 0)
+
+
+def _keep_caches_in(out: Path, *, ray: bool) -> None:
+    """Caches that methods keep (e.g. inc_bpe's vocabulary preprocessing), the libraries' caches (matplotlib, torch
+    inductor, triton, Hugging Face) and a local Ray cluster's session files stay inside the output folder during a
+    run (workers inherit the environment)."""
+    cache = out.resolve() / "cache"
+    for var, sub in _CACHE_VARS.items():
+        os.environ.setdefault(var, str(cache / sub) if sub else str(cache))
+    if ray and "RAY_TMPDIR" not in os.environ:
+        if len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
+            os.environ["RAY_TMPDIR"] = str(cache / "ray")
+        else:
+            log.warning("--out path too long for Ray's sockets: the local Ray cluster keeps its files under /tmp/ray")
+
+
+def _expected(pairs: list[tuple[str, str]], budget: str) -> dict[str, float]:
+    """Each claim's expected seconds at ``budget`` (for the ETA); 10 s where its claims module cannot be read."""
+    out: dict[str, float] = {}
+    for paper, claim in pairs:
+        try:
+            b = registry.load_claim(paper, claim).budgets.get(budget)
+            out[f"{paper}:{claim}"] = float(b.expected_s) if b is not None else 1.0
+        except Exception:  # noqa: BLE001 - the worker will report the real error; the ETA just guesses
+            out[f"{paper}:{claim}"] = 10.0
+    return out
 
 
 @main.command()
@@ -280,6 +294,40 @@ def report(out: str) -> None:
     except OSError as exc:
         _fail(f"cannot write the report under {out!r}: {exc.strerror or exc}")
     click.echo(f"report: {index}")
+
+
+@main.command("history")
+@click.argument("target")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False), help="Output folder holding results.jsonl.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per run.")
+def history_cmd(target: str, out: str, as_json: bool) -> None:
+    """Every recorded run of TARGET (SLUG or SLUG:CLAIM), oldest first (from a SQLite index of results.jsonl)."""
+    from icml26.history import history
+
+    slug, _, claim = target.partition(":")
+    try:
+        info = registry.get_paper(slug)
+        if claim:
+            info.claim(claim)
+    except registry.RegistryError as exc:
+        _fail(str(exc))
+    if not (Path(out) / "results.jsonl").exists():
+        _fail(f"no results in {out!r} (run `icml26 reproduce --out {out}` first)")
+    rows = history(out, info.slug, claim or None)
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"{info.id} {info.slug}{':' + claim if claim else ''}: {len(rows)} runs")
+    for col in ("finished", "claim", "budget", "verdict", "measured", "commit"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        label = r["verdict"] + (f" ({r['basis']})" if r["basis"] and r["verdict"] != "error" else "")
+        t.add_row(r["finished_at"], r["claim"], r["budget"], f"[{_STYLE[r['verdict']]}]{_escape(label)}[/]",
+                  _escape(r["summary"] or ""), r["git_commit"] or "")
+    _console().print(t)
 
 
 if __name__ == "__main__":  # pragma: no cover

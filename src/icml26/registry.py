@@ -5,6 +5,7 @@ A paper's module (and torch with it) is imported only when a claim is run or its
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import importlib.util
@@ -124,7 +125,8 @@ class PaperInfo:
         for c in self.claims:
             if c.id == claim_id:
                 return c
-        raise RegistryError(f"paper {self.slug!r} has no claim {claim_id!r}; known: {', '.join(c.id for c in self.claims)}")
+        raise RegistryError(f"paper {self.slug!r} has no claim {claim_id!r}{_did_you_mean(claim_id, [c.id for c in self.claims])}; "
+                            f"known: {', '.join(c.id for c in self.claims)}")
 
 
 _CLAIM_KEYS = {"id", "text", "source", "paper_value", "bars", "basis", "basis_note", "platform", "timed", "group"}
@@ -235,8 +237,13 @@ def get_paper(key: str) -> PaperInfo:
     for p in _papers():
         if key == p.slug or key.upper() == p.id:
             return p
-    known = ", ".join(p.slug for p in _papers())
-    raise RegistryError(f"unknown paper {key!r}; known: {known}")
+    slugs = [p.slug for p in _papers()]
+    raise RegistryError(f"unknown paper {key!r}{_did_you_mean(key, slugs)}; known: {', '.join(slugs)}")
+
+
+def _did_you_mean(key: str, options: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key.lower(), options, n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def index_markdown(papers: Sequence[PaperInfo]) -> str:

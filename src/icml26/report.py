@@ -81,6 +81,21 @@ def _markdown(rows: list[RunRecord], counts: Counter) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _paper_view(slug: str, views: list[dict[str, Any]], records: Sequence[RunRecord]) -> dict[str, Any]:
+    try:
+        info = registry.get_paper(slug)
+        meta = {"id": info.id, "slug": info.slug, "title": info.title, "summary": info.summary, "url": info.url}
+    except registry.RegistryError:
+        meta = {"id": "", "slug": slug, "title": "(not in this installation)", "summary": "", "url": ""}
+    rows = [v for v in views if v["paper"] == slug]
+    hist = [{"finished_at": h.finished_at, "claim": h.claim, "budget": h.budget, "verdict": h.label,
+             "verdict_class": h.verdict, "summary": h.summary, "commit": h.commit[:10]}
+            for h in records if h.paper == slug]
+    counts = Counter(v["verdict"] for v in rows)
+    budgets = ", ".join(b for b in ("smoke", "small", "full") if any(v["budget"] == b for v in rows))
+    return {**meta, "rows": rows, "history": hist, "counts": counts, "budgets": budgets}
+
+
 def write_report(out_dir: str | Path) -> Path:
     """Write the report for the results in ``out_dir``; returns the path of ``report/index.html``."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -90,22 +105,15 @@ def write_report(out_dir: str | Path) -> Path:
     rows = _current(records)
     counts = Counter(r.verdict for r in rows)
     views = [_view(r) for r in rows]
-    papers = []
-    for slug in dict.fromkeys(r.paper for r in rows):
-        try:
-            info = registry.get_paper(slug)
-            meta = {"id": info.id, "slug": info.slug, "title": info.title, "summary": info.summary, "url": info.url}
-        except registry.RegistryError:
-            meta = {"id": "", "slug": slug, "title": "(not in this installation)", "summary": "", "url": ""}
-        hist = [
-            {"finished_at": h.finished_at, "claim": h.claim, "budget": h.budget, "verdict": h.label,
-             "verdict_class": h.verdict, "summary": h.summary, "commit": h.commit[:10]}
-            for h in records if h.paper == slug
-        ]
-        papers.append({**meta, "rows": [v for v in views if v["paper"] == slug], "history": hist})
-    summary = {"total": len(rows), "records": len(records), "counts": {v: counts.get(v, 0) for v in VERDICT_ORDER}}
+    papers = [_paper_view(slug, views, records) for slug in dict.fromkeys(r.paper for r in rows)]
+    summary = {"total": len(rows), "records": len(records), "papers": len(papers),
+               "counts": {v: counts.get(v, 0) for v in VERDICT_ORDER}}
+    groups = {"fails": [v for v in views if v["verdict"] in ("fails", "error")],
+              "open": [v for v in views if v["verdict"] in ("inconclusive", "unsupported")],
+              "holds": [v for v in views if v["verdict"] == "holds"]}
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=select_autoescape(["html", "j2"]))
-    html = env.get_template("report.html.j2").render(rows=views, papers=papers, summary=summary, verdict_order=VERDICT_ORDER)
+    html = env.get_template("report.html.j2").render(rows=views, papers=papers, summary=summary,
+                                                     verdict_order=VERDICT_ORDER, **groups)
     rep = out / "report"
     atomic_write(rep / "index.html", html)
     atomic_write(rep / "README.md", _markdown(rows, counts))

@@ -27,7 +27,7 @@ from icml26.harness import error_record, run_claim
 from icml26.record import RunRecord
 
 __all__ = ["EXECUTORS", "Job", "LocalPoolMapper", "MissingExtraError", "RayExecutor", "SerialExecutor", "Task", "make_executor",
-           "plan", "run_tasks"]
+           "plan", "run_tasks", "slots"]
 
 log = logging.getLogger(__name__)
 
@@ -280,7 +280,7 @@ def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None,
             pending[fut] = job
     if pending:
         n_claims = sum(len(j) for j in pending.values())
-        deadline = None if timeout is None else (timeout + GRACE_S) * (n_claims / _slots(executor) + 1)
+        deadline = None if timeout is None else (timeout + GRACE_S) * (n_claims / slots(executor) + 1)
         t0 = time.monotonic()
         try:
             for fut in cf.as_completed(pending, timeout=deadline):
@@ -298,7 +298,7 @@ def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None,
             _kill(executor)
     if broken:  # each again in a process of its own, as many at once as the pool ran
         log.warning("a worker process died; running %d job(s) again, each in a process of its own", len(broken))
-        at_once = min(len(broken), _slots(executor))
+        at_once = min(len(broken), slots(executor))
         blas = max(1, (os.cpu_count() or 1) // at_once)  # BLAS threads per re-run: the cores, shared
         with cf.ThreadPoolExecutor(max_workers=at_once) as threads:  # each thread owns (and outlives) its process
             futs = [threads.submit(_run_isolated, job, timeout, width, blas) for job in broken]
@@ -306,8 +306,10 @@ def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None,
                 yield from fut.result()
 
 
-def _slots(executor: cf.Executor) -> int:
+def slots(executor: cf.Executor) -> int:
     """How many claims ``executor`` runs at once (a Ray cluster: its CPUs, not this machine's)."""
+    if isinstance(executor, SerialExecutor):
+        return 1
     if isinstance(executor, RayExecutor):
         try:
             return max(1, int(executor._ray.cluster_resources().get("CPU", 1)))
