@@ -1,4 +1,4 @@
-"""icml26: the methods of 38 ICML 2026 papers as a library, and their headline claims as checks you can run.
+"""icml26: the methods of ICML 2026 papers as a library, and their headline claims as checks you can run.
 
 >>> import icml26
 >>> [p.slug for p in icml26.list_papers()][:1]  # doctest: +SKIP
