@@ -91,6 +91,12 @@ class ClaimTimeout(BaseException):
     """
 
 
+def _exact(v: float) -> str:
+    """The shortest text that reads back as ``v`` (``1.5``, ``1e-12``, ``1.000000001``; ``10`` rather than ``10.0``)."""
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(float(x))
 
@@ -144,11 +150,11 @@ class Bar:
 
     @property
     def threshold(self) -> str:
-        """The comparison as text: ``"<= 1.5"`` or ``"in [2.7, 4.5]"``."""
+        """The comparison as text, the value exactly as declared: ``"<= 1.5"`` or ``"in [2.7, 4.5]"``."""
         if self.op == "in":
             lo, hi = self.value  # type: ignore[misc]
-            return f"in [{lo:.4g}, {hi:.4g}]"
-        return f"{self.op} {float(self.value):.4g}"  # type: ignore[arg-type]
+            return f"in [{_exact(lo)}, {_exact(hi)}]"
+        return f"{self.op} {_exact(float(self.value))}"  # type: ignore[arg-type]
 
     def __str__(self) -> str:
         return f"{self.text or self.name} {self.threshold} ({self.provenance})"

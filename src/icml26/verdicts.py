@@ -201,12 +201,12 @@ def sign(
     return against_bar(name, est, bar, n=n, min_n=min_n, fail_bar=fail, timed=timed)
 
 
-def share(name: str, k: int, n: int, bar: Bar, *, fail_bar: Bar | None = None) -> Judgement:
-    """``k`` of ``n`` runs showing an effect, the fraction against ``bar`` (deterministic: no CI)."""
+def share(name: str, k: int, n: int, bar: Bar, *, fail_bar: Bar | None = None, noun: str = "runs") -> Judgement:
+    """``k`` of ``n`` runs (cells, pairs: ``noun``) showing an effect, the fraction against ``bar`` (deterministic)."""
     if isinstance(k, bool) or isinstance(n, bool) or not (0 <= k <= n) or n < 1:
         raise ValueError(f"share needs 0 <= k <= n and n >= 1, got k={k!r}, n={n!r}")
     j = against_bar(name, k / n, bar, fail_bar=fail_bar)
-    return Judgement(j.verdict, f"{k} of {n} runs: {j.reason}", j.measured, j.timings)
+    return Judgement(j.verdict, f"{k} of {n} {noun}: {j.reason}", j.measured, j.timings)
 
 
 def _listing(items: Sequence[tuple[str, Judgement]], k: int) -> str:

@@ -108,7 +108,7 @@ def test_total_variation_definition():
         ({"tau": 0.0}, "tau must be"),
         ({"t_span": (1.0, 0.0)}, "t_span"),
         ({"theta0": np.ones(4)}, "theta0 must have shape"),
-        ({"theta0": np.array([1.0, np.nan, 0.0])}, "theta0 contains"),
+        ({"theta0": np.array([1.0, np.nan, 0.0])}, "theta0 must be finite"),
         ({"x": np.array([0.0, np.inf])}, "x must be"),
         ({"method": "adam"}, "method must be"),
         ({"scheme": "rk45"}, "scheme must be"),
@@ -127,7 +127,7 @@ def test_constructors_reject_bad_input():
         GaussianSum(0)
     with pytest.raises(ValueError, match="eps"):
         AllenCahn(eps=-1.0)
-    with pytest.raises(ValueError, match="a must lie"):
+    with pytest.raises(ValueError, match="a must be in"):
         AllenCahn(a=1.5)
     with pytest.raises(ValueError, match="theta must have shape"):
         TanhNetwork(2)(np.ones(3), X)

@@ -11,16 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.common.validation import positive_int, real_array
+
 __all__ = ["Ansatz", "GaussianSum", "TanhNetwork"]
 
 
 def _as_points(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D array of collocation points, got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x contains non-finite values")
-    return x
+    return real_array(x, "x", ndim=1)
 
 
 class Ansatz:
@@ -37,12 +34,7 @@ class Ansatz:
         raise NotImplementedError
 
     def _theta(self, theta: np.ndarray) -> np.ndarray:
-        th = np.asarray(theta, dtype=np.float64)
-        if th.shape != (self.n_params,):
-            raise ValueError(f"theta must have shape ({self.n_params},), got {th.shape}")
-        if not np.all(np.isfinite(th)):
-            raise ValueError("theta contains non-finite values")
-        return th
+        return real_array(theta, "theta", shape=(self.n_params,))
 
     def __call__(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
         """u(x; theta) at the points ``x`` (n,)."""
@@ -58,12 +50,11 @@ class Ansatz:
 
 
 def _check_units(n_units: int) -> None:
-    if not isinstance(n_units, (int, np.integer)) or isinstance(n_units, bool) or n_units < 1:
-        raise ValueError(f"n_units must be a positive int, got {n_units!r}")
+    positive_int(n_units, "n_units")
 
 
 def _check_order(order: int) -> None:
-    if order not in (0, 1, 2, 3):
+    if isinstance(order, bool) or order not in (0, 1, 2, 3):
         raise ValueError(f"order must be 0, 1, 2 or 3, got {order!r}")
 
 

@@ -7,8 +7,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from icml26.common.validation import choice, real, real_array
 from icml26.papers.dfo._ansatz import Ansatz
-from icml26.papers.dfo._velocity import METHODS, Method, check_reg, velocity_and_info
+from icml26.papers.dfo._velocity import METHODS, Method, VelocityInfo, check_reg, velocity_and_info
 
 __all__ = ["BlowUp", "PDERhs", "Trajectory", "evolve", "total_variation"]
 
@@ -80,18 +81,14 @@ def total_variation(velocity: np.ndarray) -> float:
     Our measure of [P14]'s "temporally smooth parameter evolution" claim. Returns a Python float (computed in
     float64, also for float32 input).
     """
-    v = np.asarray(velocity, dtype=np.float64)
-    if v.ndim != 2:
-        raise ValueError(f"velocity must be a (K, p) array, got shape {v.shape}")
+    v = real_array(velocity, "velocity", ndim=2, allow_empty=True)
     if v.shape[0] < 2:
         return 0.0
     return float(np.linalg.norm(np.diff(v, axis=0), axis=1).sum())
 
 
 def _pos(name: str, v: Any) -> float:
-    if not isinstance(v, (int, float, np.floating)) or isinstance(v, bool) or not np.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-    return float(v)
+    return real(v, name, lo=0.0, lo_open=True)
 
 
 def _check_first_rhs(ansatz: Ansatz, rhs: PDERhs, theta: np.ndarray, x: np.ndarray, t0: float) -> None:
@@ -108,6 +105,112 @@ def _check_first_rhs(ansatz: Ansatz, rhs: PDERhs, theta: np.ndarray, x: np.ndarr
         raise ValueError(f"rhs must return an array of shape ({n},) (one value per point of x), got {F.shape}")
     if not np.all(np.isfinite(F)):
         raise ValueError("rhs returned non-finite values at theta0 (t0)")
+
+
+@dataclass(frozen=True)
+class _Field:
+    """The velocity field theta -> V(theta; m) of one integration (J, F and the velocity solve at a stage)."""
+
+    ansatz: Ansatz
+    rhs: PDERhs
+    x: np.ndarray
+    method: Method
+    tol: float
+    reg: float | None
+
+    def __call__(self, th: np.ndarray, t: float, m: np.ndarray) -> tuple[np.ndarray, VelocityInfo, float]:
+        if not np.all(np.isfinite(th)):
+            raise BlowUp("a stage reached non-finite parameters")
+        J = self.ansatz.jacobian(th, self.x)
+        F = np.asarray(self.rhs(self.ansatz.derivatives(th, self.x, order=self.rhs.order), self.x, t),
+                       dtype=np.float64)
+        if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
+            raise BlowUp("a stage reached a non-finite Jacobian or right-hand side")
+        try:
+            v, info = velocity_and_info(J, F, method=self.method, tol=self.tol, reg=self.reg,
+                                        history=m if self.method == "dfo" else None)
+        except np.linalg.LinAlgError as exc:  # the SVD / lstsq of a finite but extreme J did not converge
+            raise BlowUp(f"the velocity solve failed: {exc}") from exc
+        return v, info, float(np.linalg.norm(F))
+
+
+def _step(field: _Field, scheme: str, theta: np.ndarray, t: float, h: float, m: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, VelocityInfo, float]:
+    """One explicit Runge-Kutta step with the history ``m`` held fixed: (first-stage velocity, step direction,
+    diagnostics at ``theta``, ||F||)."""
+    v1, info, fnorm = field(theta, t, m)
+    if scheme == "euler":
+        return v1, v1, info, fnorm
+    v2 = field(theta + 0.5 * h * v1, t + 0.5 * h, m)[0]
+    if scheme == "rk2":
+        return v1, v2, info, fnorm
+    v3 = field(theta + 0.5 * h * v2, t + 0.5 * h, m)[0]
+    v4 = field(theta + h * v3, t + h, m)[0]
+    return v1, (v1 + 2.0 * v2 + 2.0 * v3 + v4) / 6.0, info, fnorm
+
+
+def _check_args(ansatz: Ansatz, rhs: PDERhs, theta0: np.ndarray, t_span: tuple[float, float], x: np.ndarray,
+                method: str, tol: float, reg: float | None, scheme: str) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Validate :func:`evolve`'s arguments (before any step); return (theta0, x, t0, t1) as float64."""
+    choice(method, "method", METHODS)
+    choice(scheme, "scheme", ("rk4", "rk2", "euler"))
+    if not hasattr(ansatz, "jacobian") or not hasattr(ansatz, "derivatives"):
+        raise TypeError(f"ansatz must provide jacobian() and derivatives(), got {type(ansatz).__name__}")
+    if not callable(rhs) or not isinstance(getattr(rhs, "order", None), int):
+        raise TypeError("rhs must be callable with an int attribute 'order'")
+    tol = real(tol, "tol", lo=0.0)
+    check_reg(reg, method=method, tol=tol)
+    t0, t1 = (float(v) for v in real_array(t_span, "t_span", shape=(2,)))
+    if not t1 > t0:
+        raise ValueError(f"t_span must have t1 > t0, got {t_span!r}")
+    theta = real_array(theta0, "theta0", shape=(ansatz.n_params,)).copy()
+    x = real_array(x, "x", ndim=1)
+    _check_first_rhs(ansatz, rhs, theta, x, t0)
+    return theta, x, t0, t1
+
+
+def _integrate(field: _Field, scheme: str, theta: np.ndarray, span: tuple[float, float], *, dt: float, tau: float,
+               max_abs: float) -> Trajectory:
+    """The step loop of :func:`evolve` (arguments already checked)."""
+    t0, t1 = span
+    n_steps = max(1, int(np.ceil((t1 - t0) / dt - 1e-9)))  # the last step is shortened to end exactly at t1
+    m = np.zeros_like(theta)
+    ts, thetas, vels, infos, fnorms = [t0], [theta.copy()], [], [], []
+    blew_up = False
+    for k in range(n_steps):
+        t = t0 + k * dt
+        h = dt if k < n_steps - 1 else t1 - t
+        try:
+            v1, step, info, fnorm = _step(field, scheme, theta, t, h, m)
+        except BlowUp:
+            blew_up = True
+            break
+        new = theta + h * step
+        if not np.all(np.isfinite(new)) or np.max(np.abs(new)) > max_abs:
+            blew_up = True
+            break
+        vels.append(v1)
+        infos.append(info)
+        fnorms.append(fnorm)
+        theta = new
+        ts.append(t + h if k < n_steps - 1 else t1)
+        thetas.append(theta.copy())
+        # Onsager history: tau m_dot = theta_dot - m (explicit Euler, after the step; h/tau capped at 1)
+        alpha = min(h / tau, 1.0)
+        m = (1.0 - alpha) * m + alpha * step
+    p = theta.size
+    return Trajectory(
+        t=np.array(ts),
+        theta=np.array(thetas),
+        velocity=np.array(vels).reshape(-1, p),
+        residual=np.array([i.residual for i in infos]),
+        residual_min=np.array([i.residual_min for i in infos]),
+        residual_trunc=np.array([i.residual_trunc for i in infos]),
+        rank=np.array([i.rank for i in infos], dtype=int),
+        rhs_norm=np.array(fnorms),
+        method=field.method,
+        blew_up=blew_up,
+    )
 
 
 def evolve(
@@ -155,98 +258,7 @@ def evolve(
         ValueError: a bad argument, including ``reg``, or an ``rhs`` whose value at ``theta0`` is not a finite (n,)
             array (n = ``len(x)``). A numerical blow-up later in the integration is not an error (``blew_up``).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if scheme not in ("rk4", "rk2", "euler"):
-        raise ValueError(f"scheme must be 'rk4', 'rk2' or 'euler', got {scheme!r}")
-    if not hasattr(ansatz, "jacobian") or not hasattr(ansatz, "derivatives"):
-        raise TypeError(f"ansatz must provide jacobian() and derivatives(), got {type(ansatz).__name__}")
-    if not callable(rhs) or not isinstance(getattr(rhs, "order", None), int):
-        raise TypeError("rhs must be callable with an int attribute 'order'")
-    dt = _pos("dt", dt)
-    tau = _pos("tau", tau)
-    max_abs = _pos("max_abs", max_abs)
-    if not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    check_reg(reg, method=method, tol=tol)
-    try:
-        t0, t1 = (float(v) for v in t_span)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"t_span must be a pair (t0, t1), got {t_span!r}") from exc
-    if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
-        raise ValueError(f"t_span must be finite with t1 > t0, got {t_span!r}")
-    theta = np.asarray(theta0, dtype=np.float64).copy()
-    if theta.shape != (ansatz.n_params,):
-        raise ValueError(f"theta0 must have shape ({ansatz.n_params},) for this ansatz, got {theta.shape}")
-    if not np.all(np.isfinite(theta)):
-        raise ValueError("theta0 contains non-finite values")
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError(f"x must be a non-empty finite 1-D array of collocation points, got shape {x.shape}")
-    _check_first_rhs(ansatz, rhs, theta, x, t0)
-    span = t1 - t0
-    n_steps = max(1, int(np.ceil(span / dt - 1e-9)))  # the last step is shortened to end exactly at t1
-    m = np.zeros_like(theta)
-
-    def vel(th: np.ndarray, t: float) -> tuple[np.ndarray, Any]:
-        if not np.all(np.isfinite(th)):
-            raise BlowUp("a stage reached non-finite parameters")
-        J = ansatz.jacobian(th, x)
-        F = np.asarray(rhs(ansatz.derivatives(th, x, order=rhs.order), x, t), dtype=np.float64)
-        if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
-            raise BlowUp("a stage reached a non-finite Jacobian or right-hand side")
-        try:
-            v, info = velocity_and_info(J, F, method=method, tol=tol, reg=reg,
-                                        history=m if method == "dfo" else None)
-        except np.linalg.LinAlgError as exc:  # the SVD / lstsq of a finite but extreme J did not converge
-            raise BlowUp(f"the velocity solve failed: {exc}") from exc
-        return v, (info, float(np.linalg.norm(F)))
-
-    ts, thetas, vels, res, resmin, restr, ranks, fnorms = [t0], [theta.copy()], [], [], [], [], [], []
-    blew_up = False
-    for k in range(n_steps):
-        t = t0 + k * dt
-        h = dt if k < n_steps - 1 else t1 - t
-        try:
-            v1, (info, fnorm) = vel(theta, t)
-            if scheme == "euler":
-                step = v1
-            elif scheme == "rk2":
-                step, _ = vel(theta + 0.5 * h * v1, t + 0.5 * h)
-            else:
-                v2, _ = vel(theta + 0.5 * h * v1, t + 0.5 * h)
-                v3, _ = vel(theta + 0.5 * h * v2, t + 0.5 * h)
-                v4, _ = vel(theta + h * v3, t + h)
-                step = (v1 + 2.0 * v2 + 2.0 * v3 + v4) / 6.0
-        except BlowUp:
-            blew_up = True
-            break
-        new = theta + h * step
-        if not np.all(np.isfinite(new)) or np.max(np.abs(new)) > max_abs:
-            blew_up = True
-            break
-        vels.append(v1)
-        res.append(info.residual)
-        resmin.append(info.residual_min)
-        restr.append(info.residual_trunc)
-        ranks.append(info.rank)
-        fnorms.append(fnorm)
-        theta = new
-        ts.append(t + h if k < n_steps - 1 else t1)
-        thetas.append(theta.copy())
-        # Onsager history: tau m_dot = theta_dot - m (explicit Euler, after the step; h/tau capped at 1)
-        alpha = min(h / tau, 1.0)
-        m = (1.0 - alpha) * m + alpha * step
-    p = theta.size
-    return Trajectory(
-        t=np.array(ts),
-        theta=np.array(thetas),
-        velocity=np.array(vels).reshape(-1, p),
-        residual=np.array(res),
-        residual_min=np.array(resmin),
-        residual_trunc=np.array(restr),
-        rank=np.array(ranks, dtype=int),
-        rhs_norm=np.array(fnorms),
-        method=method,
-        blew_up=blew_up,
-    )
+    dt, tau, max_abs = _pos("dt", dt), _pos("tau", tau), _pos("max_abs", max_abs)
+    theta, x, t0, t1 = _check_args(ansatz, rhs, theta0, t_span, x, method, tol, reg, scheme)
+    field = _Field(ansatz, rhs, x, method, float(tol), reg)
+    return _integrate(field, scheme, theta, (t0, t1), dt=dt, tau=tau, max_abs=max_abs)

@@ -21,7 +21,7 @@ from icml26.papers.dfo._ansatz import Ansatz, GaussianSum, TanhNetwork
 from icml26.papers.dfo._evolve import Trajectory, evolve
 from icml26.papers.dfo._pde import AllenCahn, LinearAdvection, allen_cahn_fft
 
-__all__ = ["PROBLEMS", "REGIMES", "Setup", "make_setup", "run_setup"]
+__all__ = ["PROBLEMS", "REGIMES", "Setup", "filter_gap", "state_filter_gap", "make_setup", "run_setup"]
 
 PROBLEMS: tuple[str, ...] = ("advection", "allen_cahn")
 REGIMES: tuple[str, ...] = ("duplicated", "near_duplicate", "vanishing", "near_vanishing")
@@ -93,3 +93,27 @@ def run_setup(setup: Setup, *, method: str, tol: float, dt: float = 1e-2, tau: f
         return tr, float("inf")
     u = setup.ansatz(tr.theta[-1], setup.x)
     return tr, float(np.linalg.norm(u - setup.reference) / np.linalg.norm(setup.reference))
+
+
+def state_filter_gap(J: np.ndarray, *, tol: float) -> float:
+    """Largest |Tikhonov filter − truncation filter| over the directions of ``J`` above the machine rank cut.
+
+    Tikhonov with ``lambda = (tol sigma_max)^2`` scales direction i by ``sigma_i^2 / (sigma_i^2 + lambda)``, truncation
+    at ``tol`` by 1 (``sigma_i > tol sigma_max``) or 0. Where no singular value lies near ``tol sigma_max`` the two
+    solve the same problem and the gap is ~0 (the largest direction alone differs by ~tol^2).
+    """
+    S = np.linalg.svd(J, compute_uv=False)
+    if S[0] <= 0:
+        return 0.0
+    S = S[S > np.finfo(np.float64).eps * max(J.shape) * S[0]]
+    lam = (tol * S[0]) ** 2
+    return float(np.max(np.abs(S**2 / (S**2 + lam) - (S > tol * S[0]))))
+
+
+def filter_gap(setup: Setup, thetas: np.ndarray, *, tol: float) -> float:
+    """The largest :func:`state_filter_gap` of J over ``thetas`` (states of a trajectory of ``setup``; 0 for none).
+
+    Where it is at most g, Tikhonov's residual differs from the truncated minimum by at most g ||F|| at every state
+    (the residual moves by the filter change times F's component, direction by direction).
+    """
+    return max((state_filter_gap(setup.ansatz.jacobian(th, setup.x), tol=tol) for th in thetas), default=0.0)

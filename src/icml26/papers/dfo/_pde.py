@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icml26.common.validation import real, real_array
+
 __all__ = ["AllenCahn", "LinearAdvection", "allen_cahn_fft"]
 
 
 def _finite_pos(name: str, v: float) -> float:
-    if not isinstance(v, (int, float, np.floating)) or isinstance(v, bool) or not np.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-    return float(v)
+    return real(v, name, lo=0.0, lo_open=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,13 +34,10 @@ class LinearAdvection:
     order: int = field(default=1, init=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.speed, bool) or not isinstance(self.speed, (int, float, np.integer, np.floating)):
-            raise TypeError(f"speed must be a real number, got {type(self.speed).__name__}")
-        if not np.isfinite(self.speed):
-            raise ValueError(f"speed must be finite, got {self.speed!r}")
+        real(self.speed, "speed")
 
     def __call__(self, derivs: tuple[np.ndarray, ...], x: np.ndarray, t: float) -> np.ndarray:
-        """f at the collocation points from ``derivs = (u, u_x, ...)``."""
+        """F at the collocation points from ``derivs = (u, u_x, ...)``."""
         return -self.speed * derivs[1]
 
     def exact(self, u0: Callable[[np.ndarray], np.ndarray], x: np.ndarray, t: float) -> np.ndarray:
@@ -64,17 +61,14 @@ class AllenCahn:
 
     def __post_init__(self) -> None:
         _finite_pos("eps", self.eps)
-        if isinstance(self.a, bool) or not isinstance(self.a, (int, float, np.integer, np.floating)):
-            raise TypeError(f"a must be a real number, got {type(self.a).__name__}")
-        if not np.isfinite(self.a) or abs(self.a) >= 1:
-            raise ValueError(f"a must lie in (-1, 1), got {self.a!r}")
+        real(self.a, "a", lo=-1.0, hi=1.0, lo_open=True, hi_open=True)
 
     def reaction(self, u: np.ndarray) -> np.ndarray:
         """The bistable reaction term ``(1 - u^2)(u - a)``."""
         return (1.0 - u * u) * (u - self.a)
 
     def __call__(self, derivs: tuple[np.ndarray, ...], x: np.ndarray, t: float) -> np.ndarray:
-        """f at the collocation points from ``derivs = (u, u_x, u_xx, ...)``."""
+        """F at the collocation points from ``derivs = (u, u_x, u_xx, ...)``."""
         return self.eps * derivs[2] + self.reaction(derivs[0])
 
     @property
@@ -112,15 +106,14 @@ def allen_cahn_fft(
     Returns:
         (len(save_times), N) array of solutions (one row when ``save_times`` is None).
     """
-    u = np.asarray(u0, dtype=np.float64).copy()
-    if u.ndim != 1 or u.size < 4:
+    u = real_array(u0, "u0", ndim=1).copy()
+    if u.size < 4:
         raise ValueError(f"u0 must be a 1-D grid of at least 4 values, got shape {u.shape}")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("u0 contains non-finite values")
+    if not isinstance(pde, AllenCahn):
+        raise TypeError(f"pde must be an AllenCahn equation, got {type(pde).__name__}")
     length = _finite_pos("length", length)
     dt = _finite_pos("dt", dt)
-    if not np.isfinite(t_end) or t_end < 0:
-        raise ValueError(f"t_end must be a finite number >= 0, got {t_end!r}")
+    t_end = real(t_end, "t_end", lo=0.0)
     times = (float(t_end),) if save_times is None else tuple(float(s) for s in save_times)
     if any(b < a for a, b in itertools.pairwise(times)) or (times and (times[0] < 0 or times[-1] > t_end + 1e-12)):
         raise ValueError(f"save_times must be increasing and lie in [0, t_end], got {save_times!r}")

@@ -13,6 +13,8 @@ from typing import Literal
 
 import numpy as np
 
+from icml26.common.validation import choice, real, real_array
+
 __all__ = ["METHODS", "VelocityInfo", "check_reg", "dirac_frenkel_velocity", "velocity_and_info"]
 
 Method = Literal["lstsq", "tsvd", "tikhonov", "dfo"]
@@ -44,30 +46,17 @@ class VelocityInfo:
 
 
 def _check_inputs(J: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    J = np.asarray(J)
-    F = np.asarray(F)
-    if J.dtype.kind not in "fiu" or F.dtype.kind not in "fiu":
-        raise TypeError(f"J and F must be real arrays, got dtypes {J.dtype} and {F.dtype}")
-    J = J.astype(np.float64, copy=False)
-    F = F.astype(np.float64, copy=False)
-    if J.ndim != 2 or J.shape[0] == 0 or J.shape[1] == 0:
-        raise ValueError(f"J must be a non-empty 2-D (n, p) array, got shape {J.shape}")
-    if F.ndim != 1 or F.shape[0] != J.shape[0]:
+    J = real_array(J, "J", ndim=2)
+    F = real_array(F, "F", ndim=1)
+    if F.shape[0] != J.shape[0]:
         raise ValueError(f"F must have shape ({J.shape[0]},) to match J {J.shape}, got {F.shape}")
-    if not np.all(np.isfinite(J)):
-        raise ValueError("J contains non-finite values")
-    if not np.all(np.isfinite(F)):
-        raise ValueError("F contains non-finite values")
     return J, F
 
 
 def check_reg(reg: float | None, *, method: str = "tikhonov", tol: float = 1e-4) -> None:
     """Validate the Tikhonov ``reg`` (None or a finite real >= 0; tikhonov needs ``reg > 0`` or ``tol > 0``)."""
     if reg is not None:
-        if isinstance(reg, (bool, np.bool_)) or not isinstance(reg, (int, float, np.integer, np.floating)):
-            raise TypeError(f"reg must be a real number or None, got {type(reg).__name__}")
-        if not np.isfinite(reg) or reg < 0:
-            raise ValueError(f"reg must be a finite number >= 0, got {reg!r}")
+        reg = real(reg, "reg", lo=0.0)
     if method == "tikhonov" and (reg == 0 or (reg is None and tol == 0)):
         raise ValueError("tikhonov needs reg > 0 (or tol > 0 when reg is None)")
 
@@ -88,21 +77,10 @@ def velocity_and_info(
     """
     J, F = _check_inputs(J, F)
     n, p = J.shape
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    choice(method, "method", METHODS)
+    tol = real(tol, "tol", lo=0.0)
     check_reg(reg, method=method, tol=tol)
-    m = None
-    if history is not None:
-        m = np.asarray(history)
-        if m.dtype.kind not in "fiu":
-            raise TypeError(f"history must be a real (p,) array or None, got dtype {m.dtype}")
-        m = m.astype(np.float64, copy=False)
-        if m.shape != (p,):
-            raise ValueError(f"history must have shape ({p},) to match J {J.shape}, got {m.shape}")
-        if not np.all(np.isfinite(m)):
-            raise ValueError("history contains non-finite values")
+    m = None if history is None else real_array(history, "history", shape=(p,))
 
     U, S, Vt = np.linalg.svd(J, full_matrices=False)
     smax = float(S[0])
@@ -175,8 +153,9 @@ def dirac_frenkel_velocity(
         The (p,) float64 velocity (float32 ``J`` / ``F`` are promoted).
 
     Raises:
-        ValueError: shapes that disagree, non-finite entries, a negative ``tol`` / ``reg``, an unknown ``method``.
-        TypeError: complex ``J`` / ``F``, a non-numeric ``reg`` or ``history``.
+        ValueError: shapes that disagree, empty or non-finite entries, a negative ``tol`` / ``reg``, an unknown
+            ``method``.
+        TypeError: complex or non-numeric ``J`` / ``F`` / ``history``, a non-real ``tol`` / ``reg`` (bools too).
     """
     v, _ = velocity_and_info(J, F, method=method, tol=tol, reg=reg, history=history)
     return v

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from icml26.common.validation import int_at_least, real, real_array
+from icml26.common.validation import int_at_least, positive_int, real, real_array
 from icml26.common.validation import seed as check_seed
 from icml26.papers.gauss_sup._quadrature import _as_float_vector, _single, check_sets
 
@@ -91,10 +91,7 @@ def equal_split(n: int, support: Sequence[int] | np.ndarray) -> np.ndarray:
     ``n`` is an int >= 1 and ``support`` a non-empty collection of integer indices in [0, n) (floats are refused,
     not truncated).
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n!r}")
+    n = positive_int(n, "n")
     raw = np.asarray(support)
     if raw.size == 0:
         raise ValueError("support must be non-empty")
