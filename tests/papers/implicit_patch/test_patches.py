@@ -16,6 +16,7 @@ from icml26.papers.implicit_patch import (
     RankOnePatch,
     apply_patches,
     context_patches,
+    layer_patches,
     patched_generate,
     patched_logits,
 )
@@ -131,7 +132,7 @@ def test_bad_input_is_rejected_with_the_argument_named():
         context_patches(torch.nn.Linear(2, 2), [1], [1])
     with pytest.raises(ValueError, match="max_new_tokens"):
         patched_generate(m, [1], [2], max_new_tokens=-1)
-    with pytest.raises(ValueError, match="max_new_tokens"):
+    with pytest.raises(TypeError, match="max_new_tokens must be an int"):
         patched_generate(m, [1], [2], max_new_tokens=True)
     with pytest.raises(TypeError, match="query_ids must hold integer"):
         context_patches(m, [1], np.array([1.0]))
@@ -180,15 +181,18 @@ def test_zoo_is_deterministic_and_a_claim_check_can_fail(monkeypatch):
     cfg = make_config("moe", n_layer=1, d_model=16)
     a, b = random_model(cfg, seed=3), random_model(cfg, seed=3)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    from icml26 import registry
     from icml26.claims import Context, Verdict
-    from icml26.papers.implicit_patch import claims
+    from icml26.papers.implicit_patch import _checks
+    from icml26.papers.implicit_patch.claims import EquivConfig
 
-    cfg_e = claims.EquivConfig(n_layers=(1,), d_model=16, n_context=6, n_query=3, pairs=1)
-    assert claims.check_equivalence(cfg_e, Context(seeds=(0,))).verdict is Verdict.HOLDS
-    real = claims.patched_logits
-    monkeypatch.setattr(claims, "patched_logits",
+    ctx = Context(seeds=(0,), bars=registry.get_paper("implicit_patch").claim("gemma_equivalence").bar_map)
+    cfg_e = EquivConfig(n_layers=(1,), d_model=16, n_context=6, n_query=3, pairs=1)
+    assert _checks.check_equivalence(cfg_e, ctx).verdict is Verdict.HOLDS
+    real = _checks.patched_logits
+    monkeypatch.setattr(_checks, "patched_logits",
                         lambda m, c, q, patches=None: real(m, c, q, patches=context_patches(m, c, q).without_norms()))
-    assert claims.check_equivalence(cfg_e, Context(seeds=(0,))).verdict is Verdict.FAILS
+    assert _checks.check_equivalence(cfg_e, ctx).verdict is Verdict.FAILS
 
 
 def test_trained_model_runs_and_returns_a_loss():
@@ -197,3 +201,21 @@ def test_trained_model_runs_and_returns_a_loss():
     cfg = make_config("gemma", n_layer=1, d_model=16, block_size=8)
     m, loss = trained_model(cfg, seed=0, steps=2)
     assert m.wte.weight.dtype == F64 and math.isfinite(loss)
+
+
+def test_layer_patches_checks_its_arguments():
+    m, _cfg = gemma(n_layer=1)
+    with torch.no_grad():
+        x_ctx, x_q = _embed(m, torch.arange(7)), _embed(m, torch.arange(4, 7))
+    with pytest.raises(ValueError, match="n_context must be the number of context positions"):
+        layer_patches(m.blocks[0], x_ctx, x_q, n_context=3)
+    with pytest.raises(ValueError, match=r"x_query must have shape \(1, positions, 16\)"):
+        layer_patches(m.blocks[0], x_ctx, x_q[..., :8], n_context=4)
+    with pytest.raises(TypeError, match="block must be"):
+        layer_patches(m, x_ctx, x_q, n_context=4)
+    w, _n, y = layer_patches(m.blocks[0], x_ctx.numpy(), x_q.numpy(), n_context=4)  # array-likes are accepted
+    assert y.dtype == F64 and all(p.u.dtype == F64 for p in w.values())
+    with pytest.raises(ValueError, match="u must be finite"):
+        RankOnePatch(torch.full((2, 3), math.nan, dtype=F64), torch.ones(2, 4, dtype=F64))
+    with pytest.raises(ValueError, match="one dtype"):
+        RankOnePatch(torch.ones(2, 3, dtype=F64), torch.ones(2, 4))

@@ -5,16 +5,20 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import dataclasses
+
+from icml26 import registry
 from icml26.claims import Context, Verdict
 from icml26.papers.implicit_patch import (
     NormPatch,
-    claims,
+    _checks,
     context_patches,
     patched_logits,
     solved_patches,
     with_context_logits,
 )
 from icml26.papers.implicit_patch._zoo import make_config, random_model, sample_pair
+from icml26.papers.implicit_patch.claims import GenConfig
 
 
 def _distance(solved, stored) -> float:
@@ -66,14 +70,16 @@ def test_planted_wrong_target_and_corrupted_norm_patch_break_the_logits():
     a = with_context_logits(m, c, q)
     c2 = (c + 1) % m.cfg.vocab_size  # targets (and norm patch) of another context: the right logits are missed
     assert (patched_logits(m, c, q, patches=solved_patches(m, c2, q)) - a).abs().max() > 1e-2
-    mixed = solved_patches(m, c2, q, norms=context_patches(m, c, q).norms)  # c's norm patch cannot reach c2's target
-    assert not bool((patched_logits(m, c, q, patches=mixed) - a).abs().max() < 1e-2)  # (NaN here)
-    assert torch.isnan(patched_logits(m, c, q, patches=solved_patches(m, c, q, norms={}))).any()  # out of reach
+    with pytest.raises(ValueError, match="out of reach"):  # c's norm patch cannot reach c2's target
+        solved_patches(m, c2, q, norms=context_patches(m, c, q).norms)
+    with pytest.raises(ValueError, match=r"norms: the with-context output of block 0 is out of reach"):
+        solved_patches(m, c, q, norms={})
     P = context_patches(m, c, q)
-    for factor, reachable in ((0.5, False), (2.0, True)):  # a larger norm scale is absorbed by w_out, a smaller not
-        norms = {k: NormPatch(factor * v.scale, v.shift) for k, v in P.norms.items()}
-        d = (patched_logits(m, c, q, patches=solved_patches(m, c, q, norms=norms)) - a).abs().max()
-        assert bool(d < 1e-11) is reachable
+    smaller = {k: NormPatch(0.5 * v.scale, v.shift) for k, v in P.norms.items()}  # a smaller scale is out of reach
+    with pytest.raises(ValueError, match="out of reach"):
+        solved_patches(m, c, q, norms=smaller)
+    larger = {k: NormPatch(2.0 * v.scale, v.shift) for k, v in P.norms.items()}  # a larger one is absorbed by w_out
+    assert (patched_logits(m, c, q, patches=solved_patches(m, c, q, norms=larger)) - a).abs().max() < 1e-11
 
 
 def test_solved_patches_rejects_bad_input():
@@ -89,18 +95,21 @@ def test_solved_patches_rejects_bad_input():
 
 
 def test_generation_guards_make_a_collapsed_run_inconclusive(monkeypatch):
-    cfg = claims.GenConfig(archs=("gemma",), d_model=16, n_layer=1, n_context=6, n_query=3, new_tokens=6, pairs=1)
-    res = claims.check_generation(cfg, Context(seeds=(0,)))
+    spec = registry.get_paper("implicit_patch").claim("patched_generation")
+    ctx = Context(seeds=(0,), bars=spec.bar_map)
+    cfg = GenConfig(archs=("gemma",), d_model=16, n_layer=1, n_context=6, n_query=3, new_tokens=6, pairs=1)
+    res = _checks.check_generation(cfg, ctx)
     assert res.measured["min_agreement"] == 1.0
     informative = (res.measured["min_distinct_tokens"] >= 3 and res.measured["max_agreement_unpatched"] <= 0.5)
     assert res.verdict is (Verdict.HOLDS if informative else Verdict.INCONCLUSIVE)
-    monkeypatch.setattr(claims, "MIN_DISTINCT", 99)  # a guard that cannot be met: never `holds`
-    assert claims.check_generation(cfg, Context(seeds=(0,))).verdict is Verdict.INCONCLUSIVE
-    real = claims._generate
+    unreachable = dataclasses.replace(spec.bar("distinct_tokens"), value=99.0)  # a guard that cannot be met
+    blind = Context(seeds=(0,), bars={**spec.bar_map, "distinct_tokens": unreachable})
+    assert _checks.check_generation(cfg, blind).verdict is Verdict.INCONCLUSIVE
+    real = _checks._generate
 
     def off_by_one(*args, **kwargs):
         tokens, gaps = real(*args, **kwargs)
         return (tokens + 1) % 64, gaps
 
-    monkeypatch.setattr(claims, "_generate", off_by_one)
-    assert claims.check_generation(cfg, Context(seeds=(0,))).verdict is Verdict.FAILS
+    monkeypatch.setattr(_checks, "_generate", off_by_one)
+    assert _checks.check_generation(cfg, ctx).verdict is Verdict.FAILS

@@ -7,11 +7,15 @@ only at integer multiples of ``ℓ``, where they are rational: ``σ(nℓ) = 3ⁿ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypedDict
 
-__all__ = ["LogPoly", "GatingRate", "gating_rate_exact", "thm47_counterexample"]
+from icml26.common.validation import choice
+
+__all__ = ["Counterexample", "GatingRate", "LogPoly", "gating_rate_exact", "thm47_counterexample"]
 
 Number = int | Fraction
 
@@ -22,10 +26,10 @@ class LogPoly:
 
     __slots__ = ("_c",)
 
-    def __init__(self, coeffs: dict[int, Number] | Number = 0) -> None:
+    def __init__(self, coeffs: Mapping[int, Number] | Number = 0) -> None:
         if isinstance(coeffs, (int, Fraction)) and not isinstance(coeffs, bool):
             coeffs = {0: coeffs}
-        if not isinstance(coeffs, dict):
+        if not isinstance(coeffs, Mapping):
             raise TypeError(f"coeffs must be a dict {{power: Fraction}} or a rational, got {type(coeffs).__name__}")
         self._c = {int(k): Fraction(v) for k, v in coeffs.items() if Fraction(v) != 0}
 
@@ -104,6 +108,10 @@ class LogPoly:
         return " + ".join(f"{v}" if k == 0 else f"({v})·ln3^{k}" for k, v in sorted(self._c.items()))
 
 
+#: an entry of an exact matrix: a rational or an element of Q[ln 3, 1/ln 3]
+Entry = LogPoly | Number
+
+
 def _sigmoid(z: LogPoly) -> Fraction:
     t = Fraction(3) ** z.ell_multiple()
     return t / (1 + t)
@@ -124,15 +132,30 @@ class GatingRate:
     rate: tuple[LogPoly, ...]
 
 
-def _matvec_t(M: Sequence[Sequence[LogPoly | Number]], x: Sequence[LogPoly | Number]) -> list[LogPoly]:
+def _matvec_t(M: Sequence[Sequence[Entry]], x: Sequence[Entry]) -> list[LogPoly]:
     """``M^T x`` for ``M`` given as rows (len(x) rows)."""
     cols = len(M[0])
     return [sum((LogPoly._lift(M[i][j]) * x[i] for i in range(len(x))), LogPoly()) for j in range(cols)]
 
 
+def _rationals(v: object, name: str) -> list[Number]:
+    """``v`` as a non-empty list of exact rationals (ints or Fractions; floats, bools and nested lists refused)."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+        raise TypeError(f"{name} must be a sequence of rationals (int or Fraction), got {type(v).__name__}")
+    items = list(v)
+    if not items:
+        raise ValueError(f"{name} must not be empty")
+    out: list[Number] = []
+    for i, e in enumerate(items):
+        if isinstance(e, bool) or not isinstance(e, numbers.Rational):
+            raise TypeError(f"{name}[{i}] must be an exact rational (int or Fraction), got {type(e).__name__} {e!r}")
+        out.append(int(e) if isinstance(e, numbers.Integral) else Fraction(int(e.numerator), int(e.denominator)))
+    return out
+
+
 def gating_rate_exact(
-    router: Sequence[Sequence[LogPoly | Number]],
-    experts: Sequence[tuple[Sequence[Sequence[LogPoly | Number]], ...]],
+    router: Sequence[Sequence[Entry]],
+    experts: Sequence[tuple[Sequence[Sequence[Entry]], ...]],
     x: Sequence[Number],
     y: Sequence[Number],
     *,
@@ -145,8 +168,8 @@ def gating_rate_exact(
     Each expert is a SwiGLU ``E(x) = C^T[(A^T x) ⊙ SiLU(B^T x)]`` given as ``(A, B, C)`` with ``A, B`` (d × m) and ``C``
     (m × c) as nested rows. Router logits and SwiGLU gate pre-activations must be integer multiples of ``ln 3``.
     """
-    if gating not in ("softmax", "normalized_sigmoid"):
-        raise ValueError(f"gating must be 'softmax' or 'normalized_sigmoid', got {gating!r}")
+    gating = choice(gating, "gating", ("softmax", "normalized_sigmoid"))
+    x, y = _rationals(x, "x"), _rationals(y, "y")
     d = len(x)
     if any(len(r) != d for r in router):
         raise ValueError(f"router rows must have length len(x) = {d}")
@@ -184,20 +207,33 @@ def gating_rate_exact(
     return GatingRate(gates=tuple(g), dL_dz=tuple(dL_dz), loss=loss, rate=rate)
 
 
-def thm47_counterexample() -> dict[str, object]:
-    """The published counterexample to [P04] Thm 4.7 (from the note's audit source), as exact parameters.
+class Counterexample(TypedDict):
+    """The exact parameters of the published counterexample to [P04] Thm 4.7 (see :func:`thm47_counterexample`)."""
+
+    router: list[list[Entry]]
+    experts: list[tuple[list[list[Entry]], list[list[Entry]], list[list[Entry]]]]
+    x: list[Number]
+    y: list[Number]
+    expected_rate: tuple[Fraction, Fraction, Fraction]
+
+
+def thm47_counterexample() -> Counterexample:
+    """The published counterexample to [P04] Thm 4.7 (from the third-party audit the notes cite), as exact parameters.
 
     ``d = 3``, two SwiGLU experts with one hidden unit, ``x = e₁``, ``y = 0``; router rows ``0`` and ``ℓ e₁`` (logits
     ``0, ln 3``: sigmoids ``1/2, 3/4``); expert 1 has ``A = 0``; expert 2 has ``A = (4/(3ℓ)) e₁``, ``B = ℓ e₁``,
     ``C = e₁ᵀ``, so its output is exactly ``e₁`` (``SiLU(ln 3) = (3/4) ln 3``). Expected rate ``(9/250, 0, 0)``.
     """
-    L = LogPoly.ell
     zero = LogPoly()
-    col = lambda v: [[v], [zero], [zero]]  # noqa: E731 - a d×1 matrix with v in row 0
-    e1_row = [[1, 0, 0]]  # C: m × c with m = 1
+
+    def col(v: LogPoly) -> list[list[Entry]]:  # a d×1 matrix with v in row 0
+        return [[v], [zero], [zero]]
+
+    e1_row: list[list[Entry]] = [[1, 0, 0]]  # C: m × c with m = 1
     return {
-        "router": [[zero, zero, zero], [L(1), zero, zero]],
-        "experts": [(col(zero), col(L(1)), e1_row), (col(L(-1, Fraction(4, 3))), col(L(1)), e1_row)],
+        "router": [[zero, zero, zero], [LogPoly.ell(1), zero, zero]],
+        "experts": [(col(zero), col(LogPoly.ell(1)), e1_row),
+                    (col(LogPoly.ell(-1, Fraction(4, 3))), col(LogPoly.ell(1)), e1_row)],
         "x": [1, 0, 0],
         "y": [0, 0, 0],
         "expected_rate": (Fraction(9, 250), Fraction(0), Fraction(0)),

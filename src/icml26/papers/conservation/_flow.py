@@ -7,14 +7,15 @@ steps (paper Fig. 2), whereas a generic quantity moves ``O(τ)`` per step.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from icml26.common import validation
 from icml26.common.nn import TinyGPT
+from icml26.papers.conservation._groups import _real_tensor
 
 __all__ = ["markov_batches", "relative_drift", "sgd_drift", "flow_rates"]
 
@@ -27,14 +28,12 @@ def markov_batches(
     """``n_batches`` (inputs, next-token targets) pairs of shape ``(batch_size, seq_len)`` from a random Markov chain
     (transition rows ~ Dirichlet(``concentration``)), all drawn from ``seed``. Synthetic stand-in for the
     language-model data of the SGD-drift experiment of [P04] Fig. 2."""
-    for name, v in (("vocab_size", vocab_size), ("seq_len", seq_len), ("batch_size", batch_size), ("n_batches", n_batches)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if isinstance(concentration, (bool, np.bool_)) or not isinstance(concentration, numbers.Real) or not (
-        np.isfinite(concentration) and concentration > 0
-    ):
-        raise ValueError(f"concentration must be a positive finite number, got {concentration!r}")
-    g = np.random.default_rng(seed)
+    vocab_size = validation.positive_int(vocab_size, "vocab_size")
+    seq_len = validation.positive_int(seq_len, "seq_len")
+    batch_size = validation.positive_int(batch_size, "batch_size")
+    n_batches = validation.positive_int(n_batches, "n_batches")
+    concentration = validation.real(concentration, "concentration", lo=0.0, lo_open=True)
+    g = np.random.default_rng(validation.seed(seed))
     P = g.dirichlet(np.full(vocab_size, concentration), size=vocab_size)
     cdf = np.cumsum(P, axis=1)
     seqs = np.empty((n_batches * batch_size, seq_len + 1), dtype=np.int64)
@@ -52,7 +51,8 @@ def _check_model(model: object) -> None:
 
 
 def relative_drift(h0: Tensor, h1: Tensor) -> float:
-    """``‖h1 − h0‖ / ‖h0‖`` (Frobenius), the drift measure of [P04] Fig. 2."""
+    """``‖h1 − h0‖ / ‖h0‖`` (Frobenius), the drift measure of [P04] Fig. 2 (tensors or array-likes of finite reals)."""
+    h0, h1 = _real_tensor(h0, "h0"), _real_tensor(h1, "h1")
     if h0.shape != h1.shape:
         raise ValueError(f"h0 and h1 must have the same shape, got {tuple(h0.shape)} and {tuple(h1.shape)}")
     den = float(h0.norm())
@@ -112,11 +112,8 @@ def sgd_drift(
 
     The drift measurement of [P04] Fig. 2: ``O(τ² k)`` for a conservation law, ``O(τ)`` per step for a generic quantity.
     """
-    if isinstance(lr, (bool, np.bool_)) or not (isinstance(lr, numbers.Real) and lr > 0 and np.isfinite(lr)):
-        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Integral) or steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps!r}")
-    steps = int(steps)
+    lr = validation.real(lr, "lr", lo=0.0, lo_open=True)
+    steps = validation.positive_int(steps, "steps")
     _check_model(model)
     _check_batches(model, batches)
     record = tuple(record_at) if record_at is not None else (steps,)
@@ -158,14 +155,14 @@ def flow_rates(
     if isinstance(x, Tensor) and isinstance(y, Tensor) and x.shape != y.shape:
         raise ValueError(f"x and y must have the same shape, got {tuple(x.shape)} and {tuple(y.shape)}")
     _check_batch(model, x, y, "x", "y")
-    if isinstance(n_probes, (bool, np.bool_)) or not isinstance(n_probes, numbers.Integral) or n_probes < 1:
-        raise ValueError(f"n_probes must be a positive int, got {n_probes!r}")
+    n_probes = validation.positive_int(n_probes, "n_probes")
+    seed = validation.seed(seed)
     params = [p for p in model.parameters() if p.requires_grad]
     model.zero_grad(set_to_none=True)
     model.loss(x, y).backward()
     grads = [p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p) for p in params]
     model.zero_grad(set_to_none=True)
-    gnorm = float(torch.sqrt(sum(t.pow(2).sum() for t in grads)))
+    gnorm = float(torch.stack([t.pow(2).sum() for t in grads]).sum().sqrt())
     if gnorm == 0.0:
         raise ValueError("the loss gradient is zero at this point: rates are undefined")
 
@@ -180,7 +177,7 @@ def flow_rates(
             out[k] = out[k] if out[k] is not None else torch.zeros_like(h)
         return out
 
-    g = torch.Generator().manual_seed(int(seed))
+    g = torch.Generator().manual_seed(seed)
     along = directional(grads)
     ref_sq: dict[str, float] = {k: 0.0 for k in along}
     for _ in range(n_probes):

@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 
-def _real_tensor(x: object, name: str, *, shape: tuple[int, ...] | None = None, ndim: int | None = None) -> Tensor:
+def _real_tensor(x: object, name: str, *, shape: tuple[int | None, ...] | None = None, ndim: int | None = None
+                 ) -> Tensor:
     """``x`` (a tensor or an array-like of reals) as a finite float64 tensor of ``shape`` (or ``ndim``); a
     ``TypeError``/``ValueError`` naming ``name`` otherwise."""
     if isinstance(x, Tensor):

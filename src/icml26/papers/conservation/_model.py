@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import torch
 from torch import Tensor, nn
 
+from icml26.common import validation
 from icml26.common.nn import GPTConfig, TinyGPT
 from icml26.common.nn.blocks import GATED, Block, MoE, RMSNorm
-from icml26.common import validation
 from icml26.papers.conservation import _groups as groups
 from icml26.papers.conservation import _laws as laws
 

@@ -10,7 +10,6 @@ Known closed forms (the oracles): ReLU (one law per neuron) co-rank ``m``; SwiGL
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +17,9 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from icml26.common.validation import int_at_least
+from icml26.common.validation import choice, int_at_least, positive_int, real
+from icml26.common.validation import seed as validation_seed
+from icml26.papers.conservation._groups import _real_tensor
 
 __all__ = ["TwoLayerNet", "per_sample_jacobian", "law_corank", "CorankResult", "ACTIVATIONS", "expected_corank"]
 
@@ -46,16 +47,16 @@ class TwoLayerNet:
                 raise ValueError(f"{name} must be finite")
         if self.W.shape[1] != self.U.shape[0]:
             raise ValueError(f"W has {self.W.shape[1]} hidden units but U has {self.U.shape[0]} rows")
-        if self.activation == "swiglu" and self.B.shape != self.W.shape:
-            raise ValueError(f"B must have W's shape {tuple(self.W.shape)}, got {tuple(self.B.shape)}")
+        if self.activation == "swiglu" and (self.B is None or self.B.shape != self.W.shape):
+            got = None if self.B is None else tuple(self.B.shape)
+            raise ValueError(f"B must have W's shape {tuple(self.W.shape)} for activation 'swiglu', got {got}")
 
     @classmethod
     def random(cls, *, d: int, m: int, c: int = 1, activation: str, seed: int) -> TwoLayerNet:
         """Generic parameters: i.i.d. N(0, 1) entries drawn from ``seed``; ``d``, ``m``, ``c`` are ints >= 1."""
         d, m, c = int_at_least(d, "d", 1), int_at_least(m, "m", 1), int_at_least(c, "c", 1)
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
-        g = torch.Generator().manual_seed(int_at_least(seed, "seed", 0))
+        activation = choice(activation, "activation", ACTIVATIONS)
+        g = torch.Generator().manual_seed(validation_seed(seed))
         W = torch.randn(d, m, generator=g, dtype=torch.float64)
         U = torch.randn(m, c, generator=g, dtype=torch.float64)
         B = torch.randn(d, m, generator=g, dtype=torch.float64) if activation == "swiglu" else None
@@ -70,17 +71,22 @@ class TwoLayerNet:
         z = X @ W
         act = {"gelu": F.gelu, "silu": F.silu, "relu": F.relu, "tanh": torch.tanh, "linear": lambda t: t}
         if self.activation == "swiglu":
+            if B is None:
+                raise ValueError("B is required for activation 'swiglu'")
             return (z * F.silu(X @ B)) @ U
         return act[self.activation](z) @ U
+
+
+def _check_net(net: object) -> None:
+    if not isinstance(net, TwoLayerNet):
+        raise TypeError(f"net must be a TwoLayerNet, got {type(net).__name__}")
 
 
 def per_sample_jacobian(net: TwoLayerNet, X: Tensor) -> Tensor:
     """The stacked Jacobian ``∂f_j(x_n)/∂θ`` of shape ``(N·c, D)``, ``θ = (W, U[, B])`` flattened (the matrix whose
     co-rank bounds the number of laws in the rank test for [P04] Thm 4.1)."""
-    if not isinstance(X, Tensor) or X.ndim != 2 or X.shape[1] != net.W.shape[0]:
-        raise ValueError(f"X must be (N, {net.W.shape[0]}), got {getattr(X, 'shape', type(X).__name__)}")
-    if not torch.isfinite(X).all():
-        raise ValueError("X must be finite")
+    _check_net(net)
+    X = _real_tensor(X, "X", shape=(None, net.W.shape[0]))
     args = (net.W, net.U) + ((net.B,) if net.activation == "swiglu" else ())
 
     def f(*p: Tensor) -> Tensor:
@@ -107,15 +113,11 @@ def law_corank(net: TwoLayerNet, *, n_samples: int | None = None, seed: int = 0,
     """Co-rank of the per-sample Jacobian at ``net``'s parameters over ``n_samples`` Gaussian inputs (default
     ``4·D``) drawn from ``seed``; singular values below ``rtol·σ_max`` count as zero. Upper bound on the number of
     independent conservation laws ([P04] Thm 4.1 proof strategy)."""
-    if isinstance(rtol, (bool, np.bool_)) or not isinstance(rtol, numbers.Real) or not 0 < rtol < 1:
-        raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
+    _check_net(net)
+    rtol = real(rtol, "rtol", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     D = net.n_params
-    n = n_samples if n_samples is not None else 4 * D
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"n_samples must be an int or None, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"n_samples must be positive, got {n}")
-    g = torch.Generator().manual_seed(int_at_least(seed, "seed", 0))
+    n = 4 * D if n_samples is None else positive_int(n_samples, "n_samples")
+    g = torch.Generator().manual_seed(validation_seed(seed))
     X = torch.randn(n, net.W.shape[0], generator=g, dtype=torch.float64)
     s = torch.linalg.svdvals(per_sample_jacobian(net, X)).numpy()
     s = np.concatenate([s, np.zeros(max(0, D - s.size))])
@@ -136,8 +138,7 @@ def expected_corank(activation: str, *, d: int, m: int, c: int = 1) -> int:
     ``m(d + c) − r(d + c − r)`` with ``r = min(m, d, c)`` (the dimension of the rank-``r`` matrices; ``m²`` when
     ``m <= min(d, c)``). ``d`` (input dim), ``m`` (hidden units) and ``c`` (outputs) must be ints >= 1, as
     :meth:`TwoLayerNet.random` requires."""
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+    activation = choice(activation, "activation", ACTIVATIONS)
     d, m, c = int_at_least(d, "d", 1), int_at_least(m, "m", 1), int_at_least(c, "c", 1)
     if activation == "linear":
         r = min(m, d, c)

@@ -1,25 +1,61 @@
-"""Claim checks of [P04] (the claims' text is in paper.toml; the checks live in ``_claims_model`` and
-``_claims_exact``). All models are float64 TinyGPTs or two-layer nets; every smoke check runs in 1-3 s on one core."""
+"""The [P04] claims: configs per budget and the CLAIMS table (checks in ``_checks_model.py`` and ``_checks_exact.py``,
+rules in ``_rules.py``). All models are float64 TinyGPTs or two-layer nets."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from icml26.claims import Budget, Claim
-from icml26.papers.conservation._claims_exact import (
-    CorankConfig,
-    GatingConfig,
-    check_gelu_silu_no_law,
-    check_sigmoid_gating_law,
-)
-from icml26.papers.conservation._claims_model import (
-    DriftConfig,
-    InvarianceConfig,
-    OrthoConfig,
+from icml26.papers.conservation._checks_exact import check_gelu_silu_no_law, check_sigmoid_gating_law
+from icml26.papers.conservation._checks_model import (
     check_group_invariance,
     check_laws_orthogonal,
     check_sgd_drift_scaling,
 )
 
-__all__ = ["CLAIMS"]
+
+@dataclass(frozen=True)
+class ModelSize:
+    """The float64 TinyGPTs of the model-level claims (matrices re-scaled to std ``init_std``)."""
+
+    d_model: int = 16
+    n_layer: int = 1
+    init_std: float = 0.1
+
+
+@dataclass(frozen=True)
+class InvarianceConfig(ModelSize):
+    spread: float = 0.5
+    biases: tuple[bool, ...] = (False,)
+
+
+@dataclass(frozen=True)
+class OrthoConfig(ModelSize):
+    n_probes: int = 4
+
+
+@dataclass(frozen=True)
+class DriftConfig(ModelSize):
+    steps: int = 8  # >= 4: the k-slope needs three record points (k/4, k/2, k)
+    taus: tuple[float, ...] = (2e-3, 4e-3, 8e-3)
+    batch_size: int = 8
+    n_batches: int = 4
+
+
+@dataclass(frozen=True)
+class CorankConfig:
+    widths: tuple[int, ...] = (2, 4)
+    d: int = 3
+    c: int = 2
+    activations: tuple[str, ...] = ("gelu", "silu", "relu", "swiglu", "linear")
+
+
+@dataclass(frozen=True)
+class GatingConfig:
+    n_random: int = 20
+    d: int = 4
+    n_experts: int = 3
+
 
 CLAIMS = [
     Claim("group_invariance", check=check_group_invariance, budgets={

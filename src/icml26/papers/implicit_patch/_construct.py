@@ -28,11 +28,13 @@ import torch
 from torch import Tensor, nn
 
 from icml26.common.nn import MLP, Block, MoE, RMSNorm, TinyGPT
+from icml26.common.validation import int_at_least
 from icml26.papers.implicit_patch._patches import (
     NormPatch,
     Patches,
     RankOnePatch,
     apply_patches,
+    real_tensor,
 )
 
 __all__ = ["context_patches", "layer_patches", "patched_generate", "patched_logits", "with_context_logits"]
@@ -66,7 +68,29 @@ def _mlp_site(block: Block, x: Tensor, pos: Tensor) -> _Site:
     a = block.attn(block.norm1(x), pos)  # pre / sandwich: u = x + P1(attn(N1(x))); y = u + P2(mlp(N2(u)))
     u = x + (block.post_norm1(a) if block.post_norm1 is not None else a)
     name = "post_norm2" if block.post_norm2 is not None else None
+    if block.norm2 is None:
+        raise ValueError("a sequential block needs norm2")
     return _Site(u[0], torch.zeros_like(u[0]), block.norm2(u)[0], block.post_norm2, name)
+
+
+def blocks_of(model: TinyGPT) -> list[Block]:
+    """The blocks of ``model``, typed (a ``TypeError`` if one is not a :class:`~icml26.common.nn.Block`)."""
+    out: list[Block] = []
+    for i, b in enumerate(model.blocks):
+        if not isinstance(b, Block):
+            raise TypeError(f"model.blocks[{i}] must be a Block, got {type(b).__name__}")
+        out.append(b)
+    return out
+
+
+def mlps_of(mlp: nn.Module) -> list[MLP]:
+    """The experts of an MoE, or the MLP itself, typed."""
+    out: list[MLP] = []
+    for i, m in enumerate(list(mlp.experts) if isinstance(mlp, MoE) else [mlp]):
+        if not isinstance(m, MLP):
+            raise TypeError(f"expert {i} must be an MLP, got {type(m).__name__}")
+        out.append(m)
+    return out
 
 
 def _hidden(mlp: MLP, v: Tensor) -> Tensor:
@@ -100,6 +124,8 @@ def _invert_norm(norm: nn.Module, target: Tensor, z_ref: Tensor) -> tuple[Tensor
     ``s = sqrt(var z* + ε) / λ``, ``Δβ = c γ``. ``λ`` = the norm's denominator at ``z_ref`` (the pre-norm input the
     unpatched output matrix gives): with an empty context the patch is then the identity.
     """
+    if not isinstance(norm, (RMSNorm, nn.LayerNorm)):
+        raise TypeError(f"unsupported norm {type(norm).__name__}: expected RMSNorm or LayerNorm")
     gamma = norm.weight
     if not bool((gamma != 0).all()):
         raise ValueError("the norm after the MLP has a zero scale entry: its output cannot be steered there")
@@ -108,15 +134,36 @@ def _invert_norm(norm: nn.Module, target: Tensor, z_ref: Tensor) -> tuple[Tensor
         z = lam[:, None] * (target / gamma)
         s = torch.sqrt(z.pow(2).mean(-1) + norm.eps) / lam
         return z, NormPatch(s)
-    if isinstance(norm, nn.LayerNorm):
-        beta = norm.bias if norm.bias is not None else torch.zeros_like(gamma)
-        w = (target - beta) / gamma
-        c = w.mean(-1)
-        lam = torch.sqrt(z_ref.var(-1, unbiased=False) + norm.eps)
-        z = lam[:, None] * (w - c[:, None]) + z_ref.mean(-1, keepdim=True)
-        s = torch.sqrt(z.var(-1, unbiased=False) + norm.eps) / lam
-        return z, NormPatch(s, c[:, None] * gamma)
-    raise TypeError(f"unsupported norm {type(norm).__name__}: expected RMSNorm or LayerNorm")
+    beta = norm.bias if norm.bias is not None else torch.zeros_like(gamma)
+    w = (target - beta) / gamma
+    c = w.mean(-1)
+    lam = torch.sqrt(z_ref.var(-1, unbiased=False) + norm.eps)
+    z = lam[:, None] * (w - c[:, None]) + z_ref.mean(-1, keepdim=True)
+    s = torch.sqrt(z.var(-1, unbiased=False) + norm.eps) / lam
+    return z, NormPatch(s, c[:, None] * gamma)
+
+
+def _states(x: object, name: str, block: Block) -> Tensor:
+    """Block inputs (1, positions, d_model) in the block's dtype."""
+    t = real_tensor(x, name, ndim=3)
+    d = block.cfg.d_model
+    if t.shape[0] != 1 or t.shape[2] != d:
+        raise ValueError(f"{name} must have shape (1, positions, {d}), got {tuple(t.shape)}")
+    return t.to(block.attn.q.weight.dtype)
+
+
+def _check_layer(block: object, x_context: object, x_query: object, n_context: object, prefix: object
+                 ) -> tuple[Block, Tensor, Tensor, int]:
+    if not isinstance(block, Block):
+        raise TypeError(f"block must be an icml26.common.nn.Block, got {type(block).__name__}")
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
+    xc, xq = _states(x_context, "x_context", block), _states(x_query, "x_query", block)
+    n = int_at_least(n_context, "n_context", 0)
+    if xc.shape[1] != n + xq.shape[1]:
+        raise ValueError(f"n_context must be the number of context positions, x_context length {xc.shape[1]} − "
+                         f"x_query length {xq.shape[1]} = {xc.shape[1] - xq.shape[1]}, got {n}")
+    return block, xc, xq, n
 
 
 def layer_patches(
@@ -134,8 +181,10 @@ def layer_patches(
         prefix: module path of ``block`` inside the model, prepended to the returned keys.
 
     Returns ``(weight patches, norm patches, y_C)`` with ``y_C`` (1, T, d) the block's with-context output at the
-    query positions.
+    query positions. Raises ``TypeError``/``ValueError`` naming the argument for a non-block, hidden states that are
+    not finite real (1, positions, d_model) arrays, or ``n_context`` other than their difference in length.
     """
+    block, x_context, x_query, n_context = _check_layer(block, x_context, x_query, n_context, prefix)
     T = x_query.shape[1]
     pos_c = torch.arange(x_context.shape[1])
     pos_0 = torch.arange(T)
@@ -152,15 +201,16 @@ def layer_patches(
         gates = mlp.gates(v_c)
         weights[p + "router"] = _input_patch(mlp.router, v_c, s0.v)
         m_now = mlp(v_c)
-        for e, ex in enumerate(mlp.experts):
+        for e, ex in enumerate(mlps_of(mlp)):
             sel = (idx == e).any(-1).to(v_c.dtype)
             weights[f"{p}experts.{e}.w_in"] = _input_patch(ex.w_in, v_c, s0.v, sel)
             if ex.w_gate is not None:
                 weights[f"{p}experts.{e}.w_gate"] = _input_patch(ex.w_gate, v_c, s0.v, sel)
     else:
-        weights[p + "w_in"] = _input_patch(mlp.w_in, v_c, s0.v)
-        if mlp.w_gate is not None:
-            weights[p + "w_gate"] = _input_patch(mlp.w_gate, v_c, s0.v)
+        dense = mlps_of(mlp)[0]
+        weights[p + "w_in"] = _input_patch(dense.w_in, v_c, s0.v)
+        if dense.w_gate is not None:
+            weights[p + "w_gate"] = _input_patch(dense.w_gate, v_c, s0.v)
         m_now = mlp(v_c)
     # the target output: y_C = base₀ + P(extra₀ + m*)
     norms: dict[str, NormPatch] = {}
@@ -172,7 +222,7 @@ def layer_patches(
         m_star = z_star - s0.extra
     if isinstance(mlp, MoE):  # steer the top-1 expert's output matrix (its gate is > 0)
         top = idx[:, 0]
-        for e, ex in enumerate(mlp.experts):
+        for e, ex in enumerate(mlps_of(mlp)):
             h = _hidden(ex, v_c)
             sel = (top == e).to(v_c.dtype)
             g = torch.where(sel > 0, gates[:, e], torch.ones_like(sel))
@@ -182,7 +232,7 @@ def layer_patches(
             u = (m_star - m_now) / (g * n2)[:, None] * sel[:, None]
             weights[f"{p}experts.{e}.w_out"] = RankOnePatch(u, h * sel[:, None])
     else:
-        h = _hidden(mlp, v_c)
+        h = _hidden(mlps_of(mlp)[0], v_c)
         u = (m_star - m_now) / _sq_norm(h, "the MLP hidden state h_C")[:, None]
         weights[p + "w_out"] = RankOnePatch(u, h)
     return weights, norms, y_c
@@ -231,7 +281,10 @@ def _embed(model: TinyGPT, ids: Tensor) -> Tensor:
     if model.wpe is not None:
         x = x + model.wpe(torch.arange(T))
     elif model.cfg.pos == "sinusoidal":
-        x = x + model.sin_table[:T].to(x.dtype)
+        table = model.sin_table
+        if not isinstance(table, Tensor):
+            raise TypeError("a sinusoidal TinyGPT keeps its position table in sin_table")
+        x = x + table[:T].to(x.dtype)
     return x
 
 
@@ -252,7 +305,7 @@ def context_patches(model: TinyGPT, context_ids: Ids, query_ids: Ids) -> Patches
     x_q = _embed(model, q)
     weights: dict[str, RankOnePatch] = {}
     norms: dict[str, NormPatch] = {}
-    for i, block in enumerate(model.blocks):
+    for i, block in enumerate(blocks_of(model)):
         w, nrm, y_c = layer_patches(block, x_ctx, x_q, n_context=c.numel(), prefix=f"blocks.{i}.")
         weights.update(w)
         norms.update(nrm)
@@ -293,8 +346,7 @@ def _generate(model: TinyGPT, context_ids: Ids, query_ids: Ids, *, max_new_token
               ) -> tuple[Tensor, list[float]]:
     """:func:`patched_generate`, plus (``gaps``) the per-step max |patched − with-context| next-token logit gap on
     the same grown query (the with-context logits come from the run that computes the patches' targets)."""
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+    max_new_tokens = int_at_least(max_new_tokens, "max_new_tokens", 0)
     c, q = _check(model, context_ids, query_ids, extra=max(0, max_new_tokens - 1))
     out: list[int] = []
     gap: list[float] = []

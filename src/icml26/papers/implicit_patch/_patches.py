@@ -16,7 +16,25 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-__all__ = ["NormPatch", "Patches", "RankOnePatch", "apply_patches"]
+from icml26.common.validation import real_array
+
+__all__ = ["NormPatch", "Patches", "RankOnePatch", "apply_patches", "real_tensor"]
+
+
+def real_tensor(x: object, name: str, *, ndim: int) -> Tensor:
+    """``x`` as a non-empty, finite, real floating-point tensor with ``ndim`` dimensions: a tensor keeps its dtype, an
+    array-like becomes float64. A ``TypeError``/``ValueError`` naming ``name`` otherwise."""
+    if not isinstance(x, Tensor):
+        return torch.from_numpy(real_array(x, name, ndim=ndim).copy())
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must be a real floating-point tensor, got dtype {x.dtype}")
+    if x.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(x.shape)}")
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
+    if not bool(torch.isfinite(x).all()):
+        raise ValueError(f"{name} must be finite (got NaN or inf)")
+    return x
 
 
 @dataclass(frozen=True)
@@ -32,8 +50,13 @@ class RankOnePatch:
     v: Tensor
 
     def __post_init__(self) -> None:
-        if self.u.ndim != 2 or self.v.ndim != 2 or self.u.shape[0] != self.v.shape[0]:
-            raise ValueError(f"u and v must be (T, out) and (T, in), got {tuple(self.u.shape)}, {tuple(self.v.shape)}")
+        u, v = real_tensor(self.u, "u", ndim=2), real_tensor(self.v, "v", ndim=2)
+        if u.shape[0] != v.shape[0]:
+            raise ValueError(f"u and v must be (T, out) and (T, in), got {tuple(u.shape)}, {tuple(v.shape)}")
+        if u.dtype != v.dtype:
+            raise ValueError(f"u and v must have one dtype, got {u.dtype} and {v.dtype}")
+        object.__setattr__(self, "u", u)
+        object.__setattr__(self, "v", v)
 
     @property
     def n_positions(self) -> int:
@@ -67,10 +90,14 @@ class NormPatch:
     shift: Tensor | None = None
 
     def __post_init__(self) -> None:
-        if self.scale.ndim != 1:
-            raise ValueError(f"scale must be (T,), got {tuple(self.scale.shape)}")
-        if self.shift is not None and (self.shift.ndim != 2 or self.shift.shape[0] != self.scale.shape[0]):
-            raise ValueError(f"shift must be (T, d) with T = {self.scale.shape[0]}, got {tuple(self.shift.shape)}")
+        scale = real_tensor(self.scale, "scale", ndim=1)
+        object.__setattr__(self, "scale", scale)
+        if self.shift is not None:
+            shift = real_tensor(self.shift, "shift", ndim=2)
+            if shift.shape[0] != scale.shape[0] or shift.dtype != scale.dtype:
+                raise ValueError(f"shift must be (T, d) with T = {scale.shape[0]} and dtype {scale.dtype}, got "
+                                 f"{tuple(shift.shape)}, {shift.dtype}")
+            object.__setattr__(self, "shift", shift)
 
     @property
     def n_positions(self) -> int:
