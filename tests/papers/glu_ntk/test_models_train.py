@@ -86,7 +86,7 @@ def test_gated_forward_is_gate_times_activation():
 def test_model_rejects_bad_arguments():
     with pytest.raises(ValueError, match="kind must be one of"):
         TwoLayerMLP("tanh", in_dim=2, hidden=2, seed=0)
-    with pytest.raises(ValueError, match="hidden must be >= 1"):
+    with pytest.raises(ValueError, match="hidden must be an int >= 1"):
         TwoLayerMLP("relu", in_dim=2, hidden=0, seed=0)
     with pytest.raises(TypeError, match="in_dim must be an int"):
         TwoLayerMLP("relu", in_dim=2.0, hidden=2, seed=0)
@@ -94,9 +94,9 @@ def test_model_rejects_bad_arguments():
         TwoLayerMLP("relu", in_dim=2, hidden=2, seed="x")
     with pytest.raises(TypeError, match="dtype"):
         TwoLayerMLP("relu", in_dim=2, hidden=2, seed=0, dtype=torch.int64)
-    with pytest.raises(ValueError, match="width must be >= 1"):
+    with pytest.raises(ValueError, match="width must be an int >= 1"):
         matched_glu_width(0, in_dim=3)
-    with pytest.raises(ValueError, match="width must be >= 1"):
+    with pytest.raises(ValueError, match="width must be an int >= 1"):
         make_mlp("reglu", in_dim=3, width=-2, seed=0)
 
 
@@ -105,8 +105,10 @@ def test_seed_is_required_so_default_builds_are_reproducible():
         TwoLayerMLP("relu", in_dim=2, hidden=2)  # no OS-entropy default any more
     with pytest.raises(TypeError, match="seed"):
         make_mlp("reglu", in_dim=2, width=4)
-    with pytest.raises(TypeError, match="seed must be an int or a torch.Generator"):
+    with pytest.raises(TypeError, match="seed must be an int >= 0 or a torch.Generator"):
         make_mlp("reglu", in_dim=2, width=4, seed=None)
+    with pytest.raises(ValueError, match="seed must be an int >= 0"):
+        make_mlp("reglu", in_dim=2, width=4, seed=-1)  # torch would silently wrap a negative seed
     a, b = (make_mlp("reglu", in_dim=4, width=6, seed=torch.Generator().manual_seed(5)) for _ in range(2))
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 import torch
@@ -28,6 +28,9 @@ from torch.nn import functional as F
 
 from icml26.common.validation import int_at_least, positive_int, probability_vector, real, real_array
 from icml26.common.validation import seed as check_seed
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from icml26.common.nn import TinyGPT
 
 __all__ = [
     "MarkovChain",
@@ -194,8 +197,8 @@ def bos_inputs(x: Tensor, bos: int) -> Tensor:
     return torch.cat([torch.full_like(x[:, :1], bos), x[:, :-1]], dim=1)
 
 
-def token_logprobs(model: nn.Module, x: Tensor) -> Tensor:
-    """log p(x_t | x_<t, θ̂) in nats, (N, S), with the softmax restricted to the V data tokens (float64)."""
+def token_logprobs(model: TinyGPT, x: Tensor) -> Tensor:
+    """The log-probabilities log p(x_t | x_<t, θ̂) in nats, (N, S), with the softmax restricted to the V data tokens (float64)."""
     V = model.cfg.vocab_size - 1
     logits = model(bos_inputs(x, V))[..., :V].double()
     return F.log_softmax(logits, dim=-1).gather(-1, x.unsqueeze(-1)).squeeze(-1)
@@ -211,9 +214,10 @@ def code_lengths(model: nn.Module | Reference, dataset: object, *, batch_size: i
     if isinstance(model, Reference) and not isinstance(model, nn.Module):
         return np.asarray(model.code_lengths(as_sequences(dataset, vocab_size=model.vocab_size)), dtype=float)
     V = _check_model(model)
+    gpt = cast("TinyGPT", model)
     x = as_sequences(dataset, vocab_size=V)
-    if x.shape[1] > model.cfg.block_size:
-        raise ValueError(f"dataset sequences have length {x.shape[1]} > the model's window block_size={model.cfg.block_size}")
+    if x.shape[1] > gpt.cfg.block_size:
+        raise ValueError(f"dataset sequences have length {x.shape[1]} > the model's window block_size={gpt.cfg.block_size}")
     batch_size = positive_int(batch_size, "batch_size")
     out = np.empty(x.shape[0])
     was_training = model.training
@@ -221,7 +225,7 @@ def code_lengths(model: nn.Module | Reference, dataset: object, *, batch_size: i
     with torch.no_grad():
         for i in range(0, x.shape[0], batch_size):
             xb = torch.from_numpy(x[i : i + batch_size])
-            out[i : i + xb.shape[0]] = (-token_logprobs(model, xb).sum(1) / LN2).numpy()
+            out[i : i + xb.shape[0]] = (-token_logprobs(gpt, xb).sum(1) / LN2).numpy()
     model.train(was_training)
     return out
 

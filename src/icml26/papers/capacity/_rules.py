@@ -41,22 +41,25 @@ def judge_bits_per_param(plateaus: Sequence[Mapping[str, Any]], *, alpha: Estima
     ratios = {s: float(np.median([p["last_ratio"] for p in plateaus if p["size"] == s])) for s in sizes}
     sat = {s: against_bar(f"mem(N_max)/mem(N_prev) at {s}", r, bars["saturation"]) for s, r in ratios.items()}
     off = [f"{p['size']} seed {p['seed']}" for p in plateaus if not p["on_plateau"]]
-    fit = all_of({"α": against_bar("α (bits/param)", alpha, bars["alpha"], n=len(seeds)),
-                  "R²": against_bar("R² of capacity = α·P", r2, bars["fit_r2"]),
-                  "slope": against_bar("log-log slope of capacity on P", slope, bars["loglog_slope"])},
-                 what="parts (α, R², slope)")
+    parts = {"α": against_bar("α (bits/param)", alpha, bars["alpha"], n=len(seeds)),
+             "R²": against_bar("R² of capacity = α·P", r2, bars["fit_r2"]),
+             "slope": against_bar("log-log slope of capacity on P", slope, bars["loglog_slope"])}
+    fit = all_of(parts, what="parts (α, R², slope)")
+    held = [f"{k}: {j.reason}" for k, j in parts.items() if j.verdict is Verdict.HOLDS]
+    fit_text = fit.reason + (f". Held: {'; '.join(held)}" if held and fit.verdict is not Verdict.HOLDS else "")
     measured = {**fit.measured, "alpha": alpha.value, "alpha_ci": _ci(alpha), "r2": r2, "loglog_slope": slope,
                 "saturation_ratios": ratios, "runs_off_plateau": off}
     unsaturated = [j.reason for j in sat.values() if j.verdict is not Verdict.HOLDS]
     if unsaturated or off:
         why = "; ".join(unsaturated + ([f"runs that hit the step cap: {', '.join(off)}"] if off else []))
         return Judgement(Verdict.INCONCLUSIVE, f"not saturated ({why}): α cannot be read as a capacity; the fit: "
-                         f"{fit.reason}", measured)
+                         f"{fit_text}", measured)
     few = enough_seeds(len(seeds))
     if few is not None:
-        return Judgement(Verdict.INCONCLUSIVE, f"{few.reason}; the fit: {fit.reason}", measured)
-    return Judgement(fit.verdict, f"saturated ({len(sizes)} sizes within {bars['saturation'].threshold}); "
-                     f"{fit.reason}", measured)
+        return Judgement(Verdict.INCONCLUSIVE, f"{few.reason}; the fit: {fit_text}", measured)
+    sat_text = ", ".join(f"{k} {fmt(v)}" for k, v in ratios.items())
+    return Judgement(fit.verdict, f"saturated (mem(N_max)/mem(N_prev) {sat_text}, each "
+                     f"{bars['saturation'].threshold}); {fit_text}", measured)
 
 
 def seed_table(rows: Sequence[Mapping[str, Any]], key: str) -> tuple[list[int], list[Any], np.ndarray]:

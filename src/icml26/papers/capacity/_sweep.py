@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from torch import nn
 
 from icml26.common.stats import Estimate
 from icml26.common.validation import choice, int_at_least, positive_int, real, real_array
 from icml26.common.validation import seed as check_seed
 from icml26.papers.capacity._code import (
     MarkovChain,
+    Reference,
     UniformReference,
     _check_model,
     as_sequences,
@@ -53,7 +55,7 @@ def membership_inference(model: Any, members: object, non_members: object) -> Me
     """The loss-based membership-inference attack of Sec. 6 of [P01]: score every sequence by −H(x | θ̂) (its code
     length under ``model`` θ̂, i.e. its loss) and measure how well the score separates the training sequences
     ``members`` from fresh sequences ``non_members`` of the same distribution (AUC; F1 at the median threshold)."""
-    V = _check_model(model)
+    V = model.vocab_size if isinstance(model, Reference) and not isinstance(model, nn.Module) else _check_model(model)
     h_in = code_lengths(model, as_sequences(members, vocab_size=V, name="members"))
     h_out = code_lengths(model, as_sequences(non_members, vocab_size=V, name="non_members"))
     s_in, s_out = -h_in, -h_out
@@ -244,9 +246,8 @@ def capacity_sweep(
     seeds = tuple(check_seed(s, "seeds") for s in seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
-    shared = dict(vocab_size=int_at_least(vocab_size, "vocab_size", 2), seq_len=positive_int(seq_len, "seq_len"),
-                  data=data, concentration=real(concentration, "concentration", lo=0.0, lo_open=True),
-                  n_head=positive_int(n_head, "n_head"), train=train)
+    vocab_size, seq_len = int_at_least(vocab_size, "vocab_size", 2), positive_int(seq_len, "seq_len")
+    concentration, n_head = real(concentration, "concentration", lo=0.0, lo_open=True), positive_int(n_head, "n_head")
     points = []
     for size in model_sizes:
         L, d = (positive_int(v, "model_sizes") for v in size)
@@ -254,7 +255,9 @@ def capacity_sweep(
             raise ValueError(f"model_sizes: need d_model divisible by n_head={n_head}, got {size}")
         ns = dataset_sizes[(L, d)] if isinstance(dataset_sizes, Mapping) else dataset_sizes
         for n in _dataset_sizes(ns):
-            points.extend(SweepPoint(n_layer=L, d_model=d, n_sequences=n, seed=s, **shared) for s in seeds)
+            points.extend(SweepPoint(n_layer=L, d_model=d, n_sequences=n, seed=s, vocab_size=vocab_size,
+                                     seq_len=seq_len, data=data, concentration=concentration, n_head=n_head,
+                                     train=train) for s in seeds)
     rows = (mapper or (lambda f, xs: [f(x) for x in xs]))(run_point, points)
     return CapacitySweep(rows=list(rows))
 

@@ -91,7 +91,7 @@ def plateau_reached(loss_bits: Sequence[float], *, vocab_size: int, patience: in
     return gain < max(min_delta_bits, rel_tol * learnt)
 
 
-def _lm_loss(model: nn.Module, x: Tensor) -> Tensor:
+def _lm_loss(model: TinyGPT, x: Tensor) -> Tensor:
     """Mean next-token cross-entropy (nats) of x given (BOS, x_<t), softmax over the V data tokens."""
     V = model.cfg.vocab_size - 1
     logits = model(bos_inputs(x, V))[..., :V]

@@ -18,6 +18,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from icml26.common.validation import positive_int
+from icml26.common.validation import seed as check_seed
+
 __all__ = [
     "ACTIVATIONS",
     "GATED",
@@ -54,11 +57,7 @@ GLU_PAIRS: dict[str, str] = {"relu": "reglu", "gelu": "geglu", "silu": "swiglu"}
 
 
 def _check_pos_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
+    return positive_int(value, name)
 
 
 def _check_kind(kind: object) -> str:
@@ -72,8 +71,8 @@ def _generator(seed: int | torch.Generator) -> torch.Generator:
     if isinstance(seed, torch.Generator):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int or a torch.Generator, got {type(seed).__name__}")
-    return torch.Generator().manual_seed(int(seed))
+        raise TypeError(f"seed must be an int >= 0 or a torch.Generator, got {type(seed).__name__}")
+    return torch.Generator().manual_seed(check_seed(seed))
 
 
 class TwoLayerMLP(nn.Module):

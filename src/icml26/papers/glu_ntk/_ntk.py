@@ -14,6 +14,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from icml26.common.validation import int_at_least, positive_int, real, real_array
+
 __all__ = [
     "SpectrumStats",
     "empirical_ntk",
@@ -29,7 +31,7 @@ def _as_inputs(model: nn.Module, X: object) -> Tensor:
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if isinstance(X, np.ndarray):
-        X = torch.from_numpy(X)
+        X = torch.from_numpy(real_array(X, "X", ndim=2, allow_empty=True, finite=False))
     if not isinstance(X, Tensor):
         raise TypeError(f"X must be a torch.Tensor or numpy array, got {type(X).__name__}")
     if X.ndim != 2 or X.shape[0] == 0:
@@ -111,10 +113,10 @@ class SpectrumStats:
 
 def _as_kernel(K: object) -> np.ndarray:
     if isinstance(K, Tensor):
-        K = K.detach().cpu().to(torch.float64).numpy()
+        K = K.detach().cpu().numpy()
     if not isinstance(K, np.ndarray):
         raise TypeError(f"K must be a torch.Tensor or numpy array, got {type(K).__name__}")
-    K = np.asarray(K, dtype=np.float64)
+    K = real_array(K, "K", allow_empty=True, finite=False)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
         raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
     if not np.all(np.isfinite(K)):
@@ -141,7 +143,7 @@ def ntk_spectrum_stats(K: Tensor | np.ndarray, *, quantiles: Sequence[float] = (
         quantiles: quantile levels q in [0, 1] of the eigenvalue distribution to report (as λ_q / λ_max).
     """
     Kn = _as_kernel(K)
-    qs = tuple(float(q) for q in quantiles)
+    qs = tuple(float(q) for q in real_array(quantiles, "quantiles", ndim=1))
     if any(not (0.0 <= q <= 1.0) for q in qs):
         raise ValueError(f"quantiles must lie in [0, 1], got {qs}")
     lam, _, tol = _eigh_checked(Kn)
@@ -167,14 +169,13 @@ def ntk_spectrum_stats(K: Tensor | np.ndarray, *, quantiles: Sequence[float] = (
 def _dynamics_inputs(K: object, r0: object, eta: object) -> tuple[np.ndarray, np.ndarray, float]:
     Kn = _as_kernel(K)
     if isinstance(r0, Tensor):
-        r0 = r0.detach().cpu().to(torch.float64).numpy()
-    r = np.asarray(r0, dtype=np.float64)
+        r0 = r0.detach().cpu().numpy()
+    r = real_array(r0, "r0", allow_empty=True, finite=False)
     if r.ndim != 1 or r.shape[0] != Kn.shape[0]:
         raise ValueError(f"r0 must have shape ({Kn.shape[0]},) to match K, got {r.shape}")
     if not np.all(np.isfinite(r)):
         raise ValueError("r0 contains non-finite values (nan or inf)")
-    if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not np.isfinite(eta) or eta <= 0:
-        raise ValueError(f"eta must be a finite float > 0, got {eta!r}")
+    eta = real(eta, "eta", lo=0.0, lo_open=True)
     lam, U, _ = _eigh_checked(Kn)
     lam = np.clip(lam, 0.0, None)
     if float(eta) * lam[-1] >= 2.0:
@@ -198,8 +199,7 @@ def linearized_gd_losses(K: Tensor | np.ndarray, r0: Tensor | np.ndarray, *, eta
     Returns:
         losses of shape ``(steps + 1,)``, index t = after t steps.
     """
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    steps = int_at_least(steps, "steps", 0)
     lam, c, eta = _dynamics_inputs(K, r0, eta)
     return _loss_at(lam, c, eta, np.arange(steps + 1, dtype=np.float64))
 
@@ -212,10 +212,8 @@ def steps_to_target(
     Exact, by bisection: with 0 < η λ_max < 2 every mode decays monotonically, so the loss is non-increasing in t.
     The convergence-speed measure of [P21]'s faster-convergence claim.
     """
-    if isinstance(rel_target, bool) or not isinstance(rel_target, (int, float)) or not (0.0 < rel_target < 1.0):
-        raise ValueError(f"rel_target must be a float in (0, 1), got {rel_target!r}")
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
+    rel_target = real(rel_target, "rel_target", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    max_steps = positive_int(max_steps, "max_steps")
     lam, c, eta = _dynamics_inputs(K, r0, eta)
     loss0 = float(_loss_at(lam, c, eta, np.zeros(1))[0])
     if loss0 == 0.0:
@@ -241,14 +239,11 @@ def loss_crossing(loss_nonglu: Sequence[float] | np.ndarray, loss_glu: Sequence[
     Returns the first index t* such that GLU's loss is below non-GLU's (by a relative ``margin``) at every index from
     t* to the end, provided non-GLU was ahead (by the same margin) at some index before t*; ``None`` otherwise.
     """
-    a = np.asarray(loss_nonglu, dtype=np.float64)
-    b = np.asarray(loss_glu, dtype=np.float64)
-    if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+    a = real_array(loss_nonglu, "loss_nonglu", ndim=1)
+    b = real_array(loss_glu, "loss_glu", ndim=1)
+    if a.shape != b.shape or a.size < 2:
         raise ValueError(f"loss_nonglu and loss_glu must be 1-D of equal length >= 2, got {a.shape} and {b.shape}")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("loss_nonglu and loss_glu must be finite")
-    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0.0 <= margin < 1.0):
-        raise ValueError(f"margin must be a float in [0, 1), got {margin!r}")
+    margin = real(margin, "margin", lo=0.0, hi=1.0, hi_open=True)
     glu_ahead = b * (1.0 + margin) < a
     non_ahead = a * (1.0 + margin) < b
     if not glu_ahead[-1]:

@@ -13,6 +13,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from icml26.common.validation import positive_int, real
+from icml26.common.validation import seed as check_seed
+
 __all__ = [
     "ClassifierHistory",
     "RegressionTask",
@@ -24,15 +27,11 @@ __all__ = [
 
 
 def _pos_int(name: str, v: object) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-    return v
+    return positive_int(v, name)
 
 
 def _pos_float(name: str, v: object) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite float > 0, got {v!r}")
-    return float(v)
+    return real(v, name, lo=0.0, lo_open=True)
 
 
 def _check_in_dim(model: nn.Module, d: int, what: str) -> None:
@@ -43,10 +42,8 @@ def _check_in_dim(model: nn.Module, d: int, what: str) -> None:
 
 
 def _seed(v: object) -> int:
-    """An explicit integer seed (no ``None``: every draw must be reproducible)."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(v).__name__}")
-    return int(v)
+    """An explicit integer seed >= 0 (no ``None``: every draw must be reproducible)."""
+    return check_seed(v)
 
 
 @dataclass(frozen=True)
@@ -81,8 +78,7 @@ def gaussian_regression_task(n: int, d: int, *, noise: float = 0.1, seed: int) -
     w ~ N(0, I_d / d), ε ~ N(0, 1)."""
     _pos_int("n", n)
     _pos_int("d", d)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise) or noise < 0:
-        raise ValueError(f"noise must be a finite float >= 0, got {noise!r}")
+    noise = real(noise, "noise", lo=0.0)
     g = torch.Generator().manual_seed(_seed(seed))
     X = torch.randn(n, d, generator=g, dtype=torch.float64)
     w = torch.randn(d, generator=g, dtype=torch.float64) / math.sqrt(d)
@@ -161,14 +157,14 @@ def digits_split(
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, float) or not 0.0 < test_fraction < 1.0:
-        raise ValueError(f"test_fraction must be a float in (0, 1), got {test_fraction!r}")
+    test_fraction = real(test_fraction, "test_fraction", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     seed = _seed(seed)
     X, y = load_digits(return_X_y=True)
     if n_max is not None:
         _pos_int("n_max", n_max)
         if n_max < X.shape[0]:
             X, _, y, _ = train_test_split(X, y, train_size=n_max, stratify=y, random_state=int(seed))
+    X = np.asarray(X, dtype=np.float64)
     Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, test_size=test_fraction, stratify=y, random_state=int(seed))
     t = lambda a, dt: torch.as_tensor(np.ascontiguousarray(a), dtype=dt)
     return t(Xtr, torch.float64), t(ytr, torch.int64), t(Xte, torch.float64), t(yte, torch.int64)
@@ -203,8 +199,7 @@ def train_classifier(
     """AdamW on the cross-entropy of ``model``'s logits (the optimiser of the authors' gap runs); trained in place.
     Trains the models of our scaled-down runs for the generalisation-gap claim of [P21]."""
     lr, epochs, batch_size = _pos_float("lr", lr), _pos_int("epochs", epochs), _pos_int("batch_size", batch_size)
-    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or weight_decay < 0:
-        raise ValueError(f"weight_decay must be a float >= 0, got {weight_decay!r}")
+    weight_decay = real(weight_decay, "weight_decay", lo=0.0)
     Xtr, ytr, Xte, yte = data
     for name, Xs in (("X_train", Xtr), ("X_test", Xte)):
         _check_in_dim(model, Xs.shape[-1], name)
