@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The prepared GPU session for P05 (MACKO): everything issue 4 needs from a GPU, in one command.
+# The prepared GPU session for P05 (MACKO): everything its GPU claims need from a GPU, in one command.
 #
 #   device run:  bash benchmarks/macko/gpu_session.sh        (timeout_s=540; about 5-7 min on an H200)
 #   elsewhere:   OUT=/tmp/macko-gpu PYTHON=.venv/bin/python bash benchmarks/macko/gpu_session.sh
@@ -9,7 +9,7 @@
 #   2. the macko tests, now with a GPU: the cuda branch of test_kernels and the interpreter tests;
 #   3. gpu_check.py: the Triton kernel against the reference on awkward shapes, then timings against cuBLAS fp16
 #      and cuSPARSE at 4096^2/8192^2 and 30-90 % sparsity -> $OUT/gpu_check.md;
-#   4. the two GPU claims at the `full` budget -> $OUT/results.jsonl and $OUT/verdicts.txt.
+#   4. the GPU claims (and the e2e memory claim that shares their decoder) at the `full` budget -> $OUT/results.jsonl and $OUT/verdicts.txt.
 set -uo pipefail
 OUT=${OUT:-/tmp/macko-gpu}
 PY=${PYTHON:-python3}
@@ -30,7 +30,7 @@ echo "== 3. gpu_check"
 "$PY" benchmarks/macko/gpu_check.py | tee "$OUT/gpu_check.md"; check=${PIPESTATUS[0]}
 echo "== 4. claims at full"
 rm -rf /tmp/macko-run
-ICML26_CACHE_DIR=/tmp/macko-cache "$PY" -m icml26.cli reproduce macko:spmv_speedup_50 macko:e2e_wanda_decoder \
+ICML26_CACHE_DIR=/tmp/macko-cache "$PY" -m icml26.cli reproduce macko:spmv_speedup_50 macko:e2e_memory macko:e2e_speed \
   --budget full --executor serial --out /tmp/macko-run
 cp /tmp/macko-run/results.jsonl "$OUT/results.jsonl" 2>/dev/null
 "$PY" - "$OUT/results.jsonl" > "$OUT/verdicts.txt" <<'PYEOF'

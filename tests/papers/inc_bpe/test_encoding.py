@@ -186,3 +186,26 @@ def test_special_arguments_are_validated_alike(cl100k):
     with pytest.raises(ValueError, match="disallowed"):
         cl100k.encode(text, disallowed_special=["<|fim_prefix|>"])
     assert cl100k.encode(text, disallowed_special=frozenset()) == cl100k.encode_ordinary(text)
+
+
+def test_encode_batch_refuses_a_single_text(cl100k):
+    """A str is iterable: without the check, "abc" would come back as three one-character encodings."""
+    for one in ("abc", b"abc"):
+        with pytest.raises(TypeError, match="texts must be a list of texts"):
+            cl100k.encode_batch(one)
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str"):
+        cl100k.encode_batch(["a", 3])
+    assert cl100k.encode_batch(iter(["abc"])) == [cl100k.encode("abc")]  # any iterable of texts
+
+
+def test_from_ranks_refuses_ranks_that_are_not_ints():
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"ab"] = 256
+    assert Encoding.from_ranks(ranks, pat_str=CL100K_PAT, cache=False).encode("ab") == [256]
+    for bad in (256.0, True, "256"):
+        with pytest.raises(TypeError, match=r"ranks: the rank of b'ab' must be an int"):
+            Encoding.from_ranks({**ranks, b"ab": bad}, pat_str=CL100K_PAT, cache=False)
+    with pytest.raises(TypeError, match="ranks: keys must be token bytes"):
+        Encoding.from_ranks({**ranks, "ab": 256}, pat_str=CL100K_PAT, cache=False)
+    with pytest.raises(TypeError, match="ranks must be a mapping"):
+        Encoding.from_ranks([(b"a", 0)], pat_str=CL100K_PAT, cache=False)  # type: ignore[arg-type]

@@ -158,7 +158,7 @@ def test_unvetted_pattern_with_long_look_ahead_streams_exactly(tail):
     assert enc.encode_ordinary("a" * 10 + "b") == [70540, 89707]
     inc = enc.incremental()
     out = []
-    for i in range(10):  # the review's repro: one byte at a time, then the deciding character
+    for i in range(10):  # one byte at a time, then the deciding character
         out += inc.feed(b"a")
         assert inc.tokens() == enc.encode_ordinary("a" * (i + 1))
     assert out == [] and inc.pending_bytes == 10  # nothing is final before finish for an unvetted pattern
@@ -185,15 +185,15 @@ def test_unvetted_pattern_any_chunking(text, cuts):
 
 def _joined_bytes(feeds):
     """What the feeds add up to: consecutive str feeds joined (a surrogate pair across them completes), then UTF-8."""
-    from icml26.papers.inc_bpe._encoding import _fix_surrogates
+    from icml26.papers.inc_bpe._text import fix_surrogates
 
     out, text = b"", ""
     for f in feeds:
         if isinstance(f, str):
             text += f
         else:
-            out, text = out + _fix_surrogates(text).encode() + f, ""
-    return out + _fix_surrogates(text).encode()
+            out, text = out + fix_surrogates(text).encode() + f, ""
+    return out + fix_surrogates(text).encode()
 
 
 @pytest.mark.parametrize("pretokenize", [True, False])

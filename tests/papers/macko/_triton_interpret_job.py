@@ -61,25 +61,29 @@ def linear_case() -> dict:
 
 
 def e2e_case() -> dict:
-    """The GPU path of the end-to-end claim, run through the interpreter, next to the CPU path on the same model."""
-    from icml26.papers.macko._e2e import run_e2e
-    from icml26.papers.macko.claims import E2EConfig
+    """The GPU path of the end-to-end claims, run through the interpreter, next to the CPU path on the same model."""
+    from icml26.papers.macko._e2e import build_e2e, decode_agreement, time_decode
+    from icml26.papers.macko.claims import E2EModel
 
-    cfg = E2EConfig(d_model=16, n_layers=1, n_heads=2, vocab=16, calib_tokens=8, prompt=2, new_tokens=2, reps=1,
-                    decide_speed=False)
-    gpu = run_e2e(cfg, (0,), torch, interpret=True)
-    cpu = run_e2e(cfg, (0,), torch)
-    return {"device": gpu["device"], "agreement": gpu["agreement"], "models": sorted(gpu["times"]),
+    model = E2EModel(d_model=16, n_layers=1, n_heads=2, vocab=16, calib_tokens=8, prompt=2, new_tokens=2)
+    gpu = build_e2e(model, 0, interpret=True)
+    cpu = build_e2e(model, 0)
+    times = time_decode(gpu, new_tokens=model.new_tokens, reps=1)
+    return {"device": gpu["device"], "agreement": decode_agreement(gpu, model.new_tokens), "models": sorted(times),
             "macko_bytes": [gpu["macko_bytes"], cpu["macko_bytes"]],
             "dense16_bytes": [gpu["dense16_bytes"], cpu["dense16_bytes"]]}
 
 
 def speed_case() -> dict:
     """The GPU speed check's code (copies, cuBLAS/cuSPARSE baselines, paired rounds) on the CPU: runs, not numbers."""
+    from icml26 import registry
     from icml26.claims import Context
-    from icml26.papers.macko.claims import SpeedConfig, _gpu_speed
+    from icml26.papers.macko._checks_gpu import gpu_speed
+    from icml26.papers.macko.claims import SpeedConfig
 
-    res = _gpu_speed(SpeedConfig(n=48, reps=2, gpu=True), Context(seeds=(0,), budget="test"), interpret=True)
+    bars = registry.get_paper("macko").claim("spmv_speedup_50").bar_map
+    res = gpu_speed(SpeedConfig(n=48, reps=3, gpu=True), Context(seeds=(0,), budget="test", bars=bars),
+                    interpret=True)
     return {"verdict": res.verdict.value, "kernels": sorted(res.timings["us"]), "rel_err": res.timings["rel_err"]}
 
 

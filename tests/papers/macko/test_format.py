@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 
 from icml26.papers.macko import MackoFormatError, MackoMatrix, macko_expected_bytes
 from icml26.papers.macko._format import columns, unpack_deltas
+from icml26.papers.macko._matrix import _FORMAT_TAG, _checksum
 
 
 def sparse(rows: int, cols: int, density: float, seed: int) -> np.ndarray:
@@ -108,10 +111,14 @@ def test_truncated_file(tmp_path) -> None:
 
 
 def _save_arrays(p, **over) -> None:
+    """A file with some arrays replaced and a sha256 that matches them, so that the structural checks behind the
+    checksum are what refuses the file."""
     A = MackoMatrix.from_dense(sparse(20, 100, 0.5, 6))
-    arrays = {"format": np.array("macko-spmv/1"), "shape": np.array(A.shape), "values": A.values,
+    arrays = {"format": np.array(_FORMAT_TAG), "shape": np.array(A.shape), "values": A.values,
               "deltas": A.deltas, "row_ptr": A.row_ptr}
     arrays.update(over)
+    shape = tuple(int(n) for n in arrays["shape"][:2])
+    arrays["checksum"] = np.array(_checksum(shape, arrays["values"], arrays["deltas"], arrays["row_ptr"]))
     np.savez(p, **arrays)
 
 
@@ -144,10 +151,80 @@ def test_missing_keys(tmp_path) -> None:
         MackoMatrix.load(p)
 
 
+def test_a_consistent_edit_of_row_ptr_is_refused(tmp_path) -> None:
+    """Moving one row boundary keeps every structural invariant: only the checksum saved with the arrays tells."""
+    w = sparse(20, 100, 0.5, 6)
+    w[:, 50:] = 0  # room on the right: the moved entry stays inside the row
+    A = MackoMatrix.from_dense(w)
+    p = tmp_path / "m.npz"
+    A.save(p)
+    with np.load(p) as z:
+        saved = {k: z[k] for k in z.files}
+    rp = saved["row_ptr"].copy()
+    rp[5] += 1  # row 4 gains the first entry of row 5: still a valid MACKO matrix, a different one
+    assert not np.array_equal(MackoMatrix(A.values, A.deltas, rp, A.shape).to_dense(), w)
+    for edit in ({"row_ptr": rp}, {"shape": np.array([20, 120])}):
+        np.savez(p, **{**saved, **edit})
+        with pytest.raises(MackoFormatError, match="checksum mismatch"):
+            MackoMatrix.load(p)
+    np.savez(p, **saved)
+    assert np.array_equal(MackoMatrix.load(p).to_dense(), w)
+
+
+def test_files_of_the_old_tag_and_foreign_files_are_format_errors(tmp_path) -> None:
+    p = tmp_path / "m.npz"
+    _save_arrays(p, format=np.array("macko-spmv/1"))
+    with pytest.raises(MackoFormatError, match="unknown format tag"):
+        MackoMatrix.load(p)
+    npy = tmp_path / "a.npy"
+    np.save(npy, np.zeros(3))
+    with pytest.raises(MackoFormatError, match="not a MACKO file"):
+        MackoMatrix.load(npy)
+    txt = tmp_path / "t.txt"
+    txt.write_text("not a matrix\n")
+    with pytest.raises(MackoFormatError, match="cannot read"):
+        MackoMatrix.load(txt)
+    with pytest.raises(MackoFormatError, match="cannot read"):
+        MackoMatrix.load(tmp_path / "missing.npz")
+
+
 def test_bad_W() -> None:
     with pytest.raises(ValueError, match="W must be 2-D"):
         MackoMatrix.from_dense(np.zeros(5, np.float16))
-    with pytest.raises(TypeError, match="W must be float16 or float32"):
+    with pytest.raises(TypeError, match="W must be float16, float32 or float64"):
         MackoMatrix.from_dense(np.zeros((2, 2), np.int32))
     with pytest.raises(TypeError, match="W must be a numpy array"):
         MackoMatrix.from_dense([[1.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_beyond_fp16_are_refused_not_turned_into_inf(dtype) -> None:
+    w = np.zeros((3, 40), dtype)
+    w[2, 7] = 70000.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning either
+        with pytest.raises(ValueError, match=r"W: 1 finite value\(s\) exceed the fp16 range .*at \(2, 7\)"):
+            MackoMatrix.from_dense(w)
+        w[2, 7] = 65504.0  # the largest fp16 value, and values that round to it, are fine
+        w[1, 3] = -65519.0
+        A = MackoMatrix.from_dense(w)
+    assert A.to_dense()[2, 7] == 65504 and A.to_dense()[1, 3] == -65504
+    w[0, 0] = np.inf  # an inf given as such is an fp16 value and stored
+    assert np.isinf(MackoMatrix.from_dense(w).to_dense()[0, 0])
+
+
+def test_float64_and_scipy_sparse_inputs() -> None:
+    sps = pytest.importorskip("scipy.sparse")
+    w = sparse(1500, 70, 0.3, 8)  # more rows than one encoding block
+    dense64 = MackoMatrix.from_dense(w.astype(np.float64))
+    assert np.array_equal(dense64.to_dense(), w)
+    for fmt in ("csr", "csc", "coo"):
+        A = MackoMatrix.from_dense(sps.csr_array(w.astype(np.float32)).asformat(fmt))
+        assert A.shape == w.shape and np.array_equal(A.to_dense(), w)
+    dup = sps.coo_array((np.array([1.0, 2.0]), (np.array([0, 0]), np.array([1, 1]))), shape=(1, 3))
+    assert MackoMatrix.from_dense(dup).to_dense().tolist() == [[0.0, 3.0, 0.0]]  # duplicates are summed
+    big = sps.csr_array(np.array([[0.0, 1e6], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match="exceed the fp16 range"):
+        MackoMatrix.from_dense(big)
+    with pytest.raises(TypeError, match="W must hold float16, float32 or float64"):
+        MackoMatrix.from_dense(sps.csr_array(np.eye(3, dtype=np.int64)))

@@ -90,3 +90,85 @@ def test_threads_must_be_an_int_not_a_bool(threads: object) -> None:
     A = _matrix()
     with pytest.raises(ValueError, match="threads"):
         A.matvec(np.ones(A.shape[1], np.float32), threads=threads)  # type: ignore[arg-type]
+
+
+def test_reference_spmv_refuses_bad_shapes_clearly() -> None:
+    from icml26.papers.macko import reference_spmv
+
+    A = _matrix()
+    X = np.ones((2, A.shape[1]), np.float32)
+    np.testing.assert_allclose(reference_spmv(A.values, A.deltas, A.row_ptr, A.shape, X)[1],
+                               A.matvec(X[1], kernel="reference"))
+    with pytest.raises(ValueError, match=r"X must have shape \(\*, 50\)"):
+        reference_spmv(A.values, A.deltas, A.row_ptr, A.shape, np.ones((2, 49), np.float32))
+    with pytest.raises(ValueError, match="X must be 2-dimensional"):
+        reference_spmv(A.values, A.deltas, A.row_ptr, A.shape, np.ones(50, np.float32))
+    with pytest.raises(MackoFormatError, match="row_ptr must be a 1-D int32 array of length R \\+ 1 = 8"):
+        reference_spmv(A.values, A.deltas, A.row_ptr, (7, 50), X)  # one row too many for row_ptr
+    with pytest.raises(MackoFormatError, match="past column"):
+        reference_spmv(A.values, A.deltas, A.row_ptr, (6, 10), X[:, :10])
+    with pytest.raises(MackoFormatError, match="shape must be a pair"):
+        reference_spmv(A.values, A.deltas, A.row_ptr, (6,), X)  # type: ignore[arg-type]
+    with pytest.raises(MackoFormatError, match="values must be a 1-D float16"):
+        reference_spmv(A.values.astype(np.float32), A.deltas, A.row_ptr, A.shape, X)
+
+
+def test_isa_is_checked_with_or_without_the_native_kernels() -> None:
+    A = _matrix()
+    x = np.ones(A.shape[1], np.float32)
+    for kernel in ("native", "reference"):
+        with pytest.raises(ValueError, match="isa must be one of"):
+            A.matvec(x, kernel=kernel, isa="sse2")
+        with pytest.raises(TypeError, match="isa must be one of"):
+            A.matvec(x, kernel=kernel, isa=3)  # type: ignore[arg-type]
+
+
+def test_storage_helpers_and_wanda_reject_bad_input() -> None:
+    from icml26.papers.macko import break_even_density, csr_bytes, dense_fp16_bytes, macko_expected_bytes, wanda_prune
+
+    with pytest.raises(ValueError, match="rows must be an int >= 0"):
+        dense_fp16_bytes(-3, 4)
+    with pytest.raises(TypeError, match="rows"):
+        dense_fp16_bytes(2.5, 4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="nnz"):
+        csr_bytes(3, 4, 13)
+    with pytest.raises(TypeError, match="density"):
+        macko_expected_bytes(3, 4, True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="densities must be finite"):
+        break_even_density(np.array([0.1, np.nan, 0.9]), np.array([0.2, 0.5, 1.2]))
+    with pytest.raises(ValueError, match="ratios must be finite"):
+        break_even_density(np.array([0.1, 0.5, 0.9]), np.array([0.2, np.nan, 1.2]))
+    with pytest.raises(TypeError, match="densities must hold real numbers"):
+        break_even_density(np.array(["0.1", "0.9"]), np.array([0.2, 1.2]))
+    with pytest.raises(ValueError, match="increasing"):
+        break_even_density(np.array([0.9, 0.5, 0.1]), np.array([1.2, 0.7, 0.2]))
+    assert break_even_density(np.array([0.5, 0.9]), np.array([0.5, 1.5])) == pytest.approx(0.7)
+    X = np.ones((4, 3))
+    X[1, 2] = np.nan
+    with pytest.raises(ValueError, match="activations must be finite"):
+        wanda_prune(np.ones((2, 3)), X, sparsity=0.5)
+    with pytest.raises(ValueError, match="weight must be finite"):
+        wanda_prune(np.array([[1.0, np.nan]]), None, sparsity=0.5)
+    with pytest.raises(TypeError, match="weight must be a floating"):
+        wanda_prune(np.ones((2, 3), np.int64), None, sparsity=0.5)
+
+
+def test_torch_layers_refuse_weights_beyond_fp16() -> None:
+    torch = pytest.importorskip("torch")
+    from icml26.papers.macko._torch import DenseFp16Linear, MackoLinear
+
+    w = torch.ones(4, 8)
+    w[1, 2] = 1e5
+    for cls in (MackoLinear, DenseFp16Linear):
+        with pytest.raises(ValueError, match="exceed the fp16 range"):
+            cls(w)
+    with pytest.raises(TypeError, match="threads"):
+        MackoLinear(torch.ones(4, 8), threads=True)  # type: ignore[arg-type]
+
+
+def test_gpu_timers_validate_their_arguments() -> None:
+    from icml26.papers.macko._timing import cuda_graph_time, device_time
+
+    for timer in (cuda_graph_time, device_time):
+        with pytest.raises(ValueError, match="calls >= 1"):
+            timer([lambda: None], calls=0, torch=None)

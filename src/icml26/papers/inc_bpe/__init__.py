@@ -1,6 +1,4 @@
-"""Incremental BPE Tokenization [P19].
-
-Jiang & Gong, ICML 2026 (spotlight). https://arxiv.org/abs/2605.30813 (code: github.com/ModelTC/mtc-inc-bpe).
+"""[P19] Incremental BPE Tokenization
 
 What it is: exact byte-level BPE (the standard lowest-rank-first merge procedure) computed incrementally: for every
 prefix of the input the BPE tokenization is kept, as its last token plus a pointer to the prefix before it. A fed
@@ -16,8 +14,9 @@ Use::
     inc = enc.incremental(); inc.feed("hel"); inc.feed("lo"); inc.finish()
     Encoding.from_merges(["a b", "ab c"], pat_str=CL100K_PAT)   # a user's own HF-style merges list
 
-Claims (paper.toml): ``exact_vs_tiktoken`` (drop-in replacement), ``flat_per_byte`` (bounded worst-case per-byte cost),
-``speed_vs_hf`` (~3x over HF tokenizers), ``eager_delay`` (streaming output with bounded delay).
+Claims (words, bars and basis in paper.toml; measured in ``_checks*.py``, judged in ``_rules.py``):
+``exact_vs_tiktoken`` (drop-in replacement), ``flat_per_byte`` (bounded worst-case per-byte cost; timed),
+``speed_vs_hf`` (~3x over HF tokenizers; timed), ``eager_delay`` (streaming output with bounded delay).
 
 Implementation (C++ through nanobind, GIL released): the automaton is a full DFA stored as shared nibble tiles (as in
 the paper); the candidate search tests the longest candidate first, scans candidate trees of <= 8 nodes longest-first
@@ -40,9 +39,9 @@ Without the C++ extension (``ICML26_NO_EXT=1``) the pure-Python heap BPE is used
 a build that lacks the extension falls back too, with a logged warning.
 """
 
-from ._encoding import Encoding, load_encoding
-from ._reference import bpe_reference
-from ._stream import IncrementalEncoder
-from ._vocab import CL100K_PAT, O200K_PAT
+from icml26.papers.inc_bpe._encoding import Encoding, load_encoding
+from icml26.papers.inc_bpe._reference import bpe_reference
+from icml26.papers.inc_bpe._stream import IncrementalEncoder
+from icml26.papers.inc_bpe._vocab import CL100K_PAT, O200K_PAT
 
 __all__ = ["CL100K_PAT", "O200K_PAT", "Encoding", "IncrementalEncoder", "bpe_reference", "load_encoding"]

@@ -10,7 +10,7 @@ import logging
 import os
 from typing import Any
 
-from ._reference import bpe_reference
+from icml26.papers.inc_bpe._reference import bpe_reference
 
 __all__ = ["NATIVE", "ext_disabled", "make_core", "make_stream", "split_spans"]
 
@@ -27,7 +27,7 @@ def _load_native() -> Any:
     if ext_disabled():
         return None
     try:
-        from . import _inc_bpe_native  # type: ignore[attr-defined]
+        from icml26.papers.inc_bpe import _inc_bpe_native  # type: ignore[attr-defined]
     except ImportError as exc:  # not built, or built for another interpreter: say so, then fall back
         _log.warning("inc_bpe: native extension unavailable (%s); using the slow pure-Python fallback", exc)
         return None
@@ -55,7 +55,7 @@ class _PyCore:
         self.size = len(tokens)
         self.max_len = max(len(t) for t in tokens)
         if self.size <= _PY_CHECK_MAX:  # the native core checks every vocabulary; in Python that costs ~20 us a token
-            from ._merges import python_rule
+            from icml26.papers.inc_bpe._merges import python_rule
 
             for tid in range(self.size):
                 if len(tokens[tid]) > 1:
@@ -63,7 +63,7 @@ class _PyCore:
 
     def rule(self, tid: int) -> tuple[int, int]:
         """Canonical rule (pre, suc) of a merged token (as the native ``Vocab.rule``)."""
-        from ._merges import python_rule
+        from icml26.papers.inc_bpe._merges import python_rule
 
         if not 256 <= tid < self.size or len(self.tokens[tid]) < 2:
             raise IndexError("id out of range")
@@ -141,7 +141,7 @@ def make_core(tokens: list[bytes], *, cache: bool | str | os.PathLike[str] = Tru
     """
     if _native is None:
         return _PyCore(tokens)
-    from ._cache import cache_dir, read_cache, vocab_key, write_cache
+    from icml26.papers.inc_bpe._cache import cache_dir, read_cache, vocab_key, write_cache
 
     folder = cache_dir(cache) if len(tokens) >= _CACHE_MIN_TOKENS else None
     if folder is None:

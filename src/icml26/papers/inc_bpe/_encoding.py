@@ -16,57 +16,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._backend import NATIVE, make_core
-from ._vocab import (
-    CL100K_PAT,
-    EXTRA_HINT,
-    O200K_PAT,
-    VocabSpec,
-    builtin_spec,
-    read_tiktoken_file,
-)
+from icml26.papers.inc_bpe._backend import NATIVE, make_core
+from icml26.papers.inc_bpe._text import ERRORS, fix_surrogates, native_pattern, regex_module, special_set
+from icml26.papers.inc_bpe._vocab import VocabSpec, builtin_spec, read_tiktoken_file
 
 __all__ = ["Encoding", "load_encoding"]
-
-_ERRORS = ("replace", "strict", "ignore", "backslashreplace", "surrogateescape")
-
-
-def _regex_module() -> Any:
-    try:
-        import regex
-    except ImportError:  # pragma: no cover - regex comes with tiktoken
-        raise ImportError(f"the regex package is needed for pre-tokenization; {EXTRA_HINT}") from None
-    return regex
-
-
-def _native_pattern(pat_str: str) -> int:
-    """1 / 2 when ``pat_str`` is the cl100k / o200k pattern and the native scanner is built, else 0 (regex split)."""
-    if not NATIVE:
-        return 0
-    return {CL100K_PAT: 1, O200K_PAT: 2}.get(pat_str, 0)
-
-
-def _fix_surrogates(text: str) -> str:
-    """Replace lone surrogates by U+FFFD, as tiktoken does before encoding."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _special_set(value: object, specials: Mapping[str, int], arg: str, name: str) -> set[str]:
-    """``"all"`` or a collection of special-token strings of this encoding, as a set; anything else raises."""
-    if isinstance(value, str) and value == "all":
-        return set(specials)
-    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
-        raise TypeError(f'{arg} must be "all" or a collection of special-token strings, got {value!r}')
-    out = set(value)
-    unknown = out - set(specials)
-    if unknown:
-        raise ValueError(f"{arg}: {sorted(map(repr, unknown))} are not special tokens of {name}")
-    return out
-
 
 class Encoding:
     """A byte-level BPE tokenizer whose BPE core is the incremental algorithm of [P19].
@@ -110,7 +64,7 @@ class Encoding:
                 raise ValueError(f"special_tokens: id {i} of {s!r} collides with a regular token")
         if len(set(specials.values())) != len(specials):
             raise ValueError("special_tokens: ids must be distinct")
-        regex = _regex_module()
+        regex = regex_module()
         try:
             self._pat = regex.compile(pat_str)
         except regex.error as exc:
@@ -118,7 +72,7 @@ class Encoding:
         self.name = name
         self.pat_str = pat_str
         self.pretokenize = pretokenize
-        self._pat_kind = _native_pattern(pat_str)
+        self._pat_kind = native_pattern(pat_str)
         if not isinstance(cache, (bool, str, os.PathLike)):
             raise TypeError(f"cache must be a bool or a folder path, got {type(cache).__name__}")
         self._core = make_core(tokens, cache=cache)
@@ -164,12 +118,19 @@ class Encoding:
         cache: bool | str | os.PathLike[str] = True,
     ) -> Encoding:
         """Build from tiktoken-style ``mergeable_ranks`` (token bytes -> rank; ranks must be exactly ``0..n-1``)."""
+        if not isinstance(ranks, Mapping):
+            raise TypeError(f"ranks must be a mapping of token bytes to int ranks, got {type(ranks).__name__}")
+        for t, r in ranks.items():
+            if not isinstance(t, (bytes, bytearray)):
+                raise TypeError(f"ranks: keys must be token bytes, got {type(t).__name__} {t!r}")
+            if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)):
+                raise TypeError(f"ranks: the rank of {bytes(t)!r} must be an int, got {type(r).__name__} {r!r}")
         n = len(ranks)
-        if sorted(ranks.values()) != list(range(n)):
+        if sorted(int(r) for r in ranks.values()) != list(range(n)):
             raise ValueError("ranks: values must be exactly 0..n-1")
         tokens: list[bytes] = [b""] * n
         for t, r in ranks.items():
-            tokens[r] = bytes(t)
+            tokens[int(r)] = bytes(t)
         try:
             return cls(
                 name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize,
@@ -200,7 +161,7 @@ class Encoding:
         entry when a side is not produced by an earlier merge, a merge repeats a token, or a listed pair is not its
         token's canonical rule (then no rank BPE equals pair-merge BPE on that list).
         """
-        from ._merges import check_rules, tokens_from_merges
+        from icml26.papers.inc_bpe._merges import check_rules, tokens_from_merges
 
         if isinstance(merges, (str, bytes)) or not isinstance(merges, Sequence):
             raise TypeError(f"merges must be a sequence of pairs, got {type(merges).__name__}")
@@ -234,7 +195,7 @@ class Encoding:
 
     @property
     def max_token_bytes(self) -> int:
-        """t in the paper: the longest token, in bytes."""
+        """T in the paper: the longest token, in bytes."""
         return max(len(t) for t in self._tokens)
 
     @property
@@ -252,7 +213,7 @@ class Encoding:
     def _spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the pre-tokens of ``text`` (lone surrogates count as one character each)."""
         if self._pat_kind:
-            from ._backend import split_spans
+            from icml26.papers.inc_bpe._backend import split_spans
 
             flat = split_spans(text.encode("utf-8", "surrogateescape"), self._pat_kind, chars=True)
             return list(zip(flat[0::2], flat[1::2]))
@@ -262,7 +223,7 @@ class Encoding:
         """Encode ``text`` treating special-token strings as ordinary text."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
-        text = _fix_surrogates(text)
+        text = fix_surrogates(text)
         if self.pretokenize:
             if self._pat_kind:
                 return self._core.encode_text(text, self._pat_kind)
@@ -283,11 +244,11 @@ class Encoding:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
-        allowed = _special_set(allowed_special, self._special, "allowed_special", self.name)
+        allowed = special_set(allowed_special, self._special, "allowed_special", self.name)
         if isinstance(disallowed_special, str) and disallowed_special == "all":
             disallowed = set(self._special) - allowed
         else:
-            disallowed = _special_set(disallowed_special, self._special, "disallowed_special", self.name)
+            disallowed = special_set(disallowed_special, self._special, "disallowed_special", self.name)
         if disallowed:
             for m in self._special_re.finditer(text) if self._special_re is not None else ():
                 if m.group() in disallowed:
@@ -333,7 +294,13 @@ class Encoding:
             raise TypeError(f"num_threads must be a positive int, got {num_threads!r}")
         if num_threads < 1:
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+        if isinstance(texts, (str, bytes, bytearray)):  # iterating would encode each character as its own text
+            raise TypeError(f"texts must be a list of texts, got a single {type(texts).__name__}; "
+                            "use encode() for one text, or pass [text]")
         texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] must be str, got {type(t).__name__}")
         if num_threads == 1:
             return [self.encode(t, **kwargs) for t in texts]
         with ThreadPoolExecutor(max_workers=num_threads) as pool:
@@ -359,8 +326,8 @@ class Encoding:
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
         """Decode ``ids`` to text; invalid UTF-8 is replaced by U+FFFD (``errors="strict"`` raises instead)."""
-        if errors not in _ERRORS:
-            raise ValueError(f"errors must be one of {_ERRORS}, got {errors!r}")
+        if errors not in ERRORS:
+            raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     def token_bytes(self, token: int) -> bytes:
@@ -370,7 +337,7 @@ class Encoding:
     # ------------------------------------------------------------------ streaming
     def incremental(self) -> Any:
         """A streaming encoder (:class:`IncrementalEncoder`) over this encoding (special tokens as ordinary text)."""
-        from ._stream import IncrementalEncoder
+        from icml26.papers.inc_bpe._stream import IncrementalEncoder
 
         return IncrementalEncoder(self)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from ._reference import bpe_reference
+from icml26.papers.inc_bpe._reference import bpe_reference
 
 __all__ = ["bytes_to_unicode", "check_rules", "tokens_from_merges"]
 

@@ -35,12 +35,12 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING
 
-from ._backend import make_stream
-from ._encoding import _fix_surrogates, _regex_module
-from ._vocab import CL100K_PAT, O200K_PAT
+from icml26.papers.inc_bpe._backend import make_stream
+from icml26.papers.inc_bpe._text import fix_surrogates, regex_module
+from icml26.papers.inc_bpe._vocab import CL100K_PAT, O200K_PAT
 
 if TYPE_CHECKING:
-    from ._encoding import Encoding
+    from icml26.papers.inc_bpe._encoding import Encoding
 
 __all__ = ["IncrementalEncoder"]
 
@@ -49,7 +49,7 @@ _LONG = 512  # bytes of pending text from which re-splits are rationed (see the 
 _LOOKBACK = 16  # bytes before the fed data that the boundary test splits along with it
 # patterns whose look-ahead the commit rule above was checked against; any other pattern commits nothing before finish
 _VETTED_PATTERNS = frozenset({CL100K_PAT, O200K_PAT})
-_LONE = "\ufffd".encode()  # a lone surrogate, as _fix_surrogates reads it
+_LONE = "\ufffd".encode()  # a lone surrogate, as fix_surrogates reads it
 
 
 def _incomplete_tail(buf: bytes) -> int:
@@ -87,7 +87,7 @@ class IncrementalEncoder:
         self._high = ""  # a trailing high surrogate of the last str feed, held until the next feed
         self._eager = encoding.pat_str in _VETTED_PATTERNS
         if encoding.pretokenize:
-            re = _regex_module()
+            re = regex_module()
             self._ws = re.compile(r"\s+")
             self._chunks: list[bytes] = []  # the pending bytes (joined only when re-split: appending stays O(1))
             self._pending = 0
@@ -106,7 +106,7 @@ class IncrementalEncoder:
             self._high = ""
             if data and "\ud800" <= data[-1] <= "\udbff":  # may pair with the first character of the next feed
                 data, self._high = data[:-1], data[-1]
-            return _fix_surrogates(data).encode("utf-8")
+            return fix_surrogates(data).encode("utf-8")
         if isinstance(data, (bytes, bytearray, memoryview)):
             held, self._high = (_LONE if self._high else b""), ""
             return held + bytes(data)

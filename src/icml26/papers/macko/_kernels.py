@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
 import numpy as np
-
-from typing import Any
 
 from icml26.common.validation import real_array
 from icml26.papers.macko._format import check_shape, columns, row_of_entries, validate
@@ -104,11 +103,14 @@ def reference_spmv(values: np.ndarray, deltas: np.ndarray, row_ptr: np.ndarray, 
     from the prefix sum of ``Δ + 1`` per row, then sum ``v_k · x[col_k]`` per row.
 
     Args:
-        values, deltas, row_ptr: the MACKO arrays (fp16, packed uint8, int32); inconsistent arrays raise
+        values: the fp16 stored entries. Inconsistent arrays raise
             :class:`~icml26.papers.macko.MackoFormatError` (a ``ValueError``) naming the array.
+        deltas: the packed 4-bit column deltas (uint8, two per byte).
+        row_ptr: the int32 row offsets ``(R + 1,)``.
         shape: ``(R, C)`` of ``W``.
         X: ``(B, C)`` real inputs (one vector per row; converted to fp32). NaN/inf in ``X`` reach ``Y`` only
             through stored entries, as in the kernels.
+
     Returns:
         ``(B, R)`` fp32.
     """
@@ -152,6 +154,7 @@ def dense_fp16_gemv(W: np.ndarray, x: np.ndarray, *, isa: str | None = None, thr
         x: ``(C,)`` or ``(B, C)`` float32 (B <= 8 rows for a batch).
         isa: force ``"avx512"``, ``"avx2"`` or ``"scalar"``; None picks the best.
         threads: threads over rows.
+
     Returns:
         ``(R,)`` or ``(B, R)`` float32.
     """

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from icml26.papers.macko import _format
 from icml26.papers.macko._format import MackoFormatError
@@ -47,21 +48,17 @@ def _as_numpy(W: Any, name: str) -> np.ndarray:
 
 def _fp16_blocks(W: Any) -> tuple[tuple[int, int], Iterator[np.ndarray]]:
     """The shape of ``W`` and its fp16 row blocks, each converted (and range-checked) when it is encoded."""
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        sp = None
-    if sp is not None and sp.issparse(W):
+    if sp.issparse(W):
         if W.ndim != 2:
             raise ValueError(f"W must be 2-D, got shape {W.shape}")
-        csr = sp.csr_array(W)
+        csr: Any = sp.csr_array(W)
         csr.sum_duplicates()
         if csr.dtype not in (np.float16, np.float32, np.float64):
             raise TypeError(f"W must hold float16, float32 or float64 values, got {csr.dtype}")
-        r = csr.shape[0]
+        r, c = (int(n) for n in csr.shape)
         blocks = (_format.to_fp16(csr[lo : lo + _format.ROW_BLOCK].toarray(), "W", row0=lo)
                   for lo in range(0, r, _format.ROW_BLOCK))
-        return (int(csr.shape[0]), int(csr.shape[1])), blocks
+        return (r, c), blocks
     W = _as_numpy(W, "W")
     if W.ndim != 2:
         raise ValueError(f"W must be 2-D, got shape {W.shape}")
@@ -211,6 +208,7 @@ class MackoMatrix:
             kernel: ``"native"`` or ``"reference"`` (the numpy oracle).
             isa: force ``"avx512"``, ``"avx2"`` or ``"scalar"``; None picks the best the CPU has.
             threads: CPU threads over rows.
+
         Returns:
             ``(R,)`` float32 (a torch tensor on the GPU for ``device="cuda"``).
         """
@@ -223,7 +221,12 @@ class MackoMatrix:
         for up to 8 columns of ``X``; a larger batch runs in groups of 8 columns, one pass over ``W`` per group.
 
         Args:
-            X: ``(C, B)`` with ``B >= 1``. Other arguments as in :meth:`matvec`.
+            X: ``(C, B)`` with ``B >= 1``.
+            device: as in :meth:`matvec`.
+            kernel: as in :meth:`matvec`.
+            isa: as in :meth:`matvec`.
+            threads: as in :meth:`matvec`.
+
         Returns:
             ``(R, B)`` float32 (a torch tensor on the GPU for ``device="cuda"``).
         """
@@ -258,9 +261,10 @@ class MackoMatrix:
         match them, so an edit that keeps the arrays consistent (a changed row pointer) is refused too.
         """
         try:
-            with np.load(Path(path), allow_pickle=False) as z:
-                if not isinstance(z, np.lib.npyio.NpzFile):
-                    raise MackoFormatError(f"{path}: not a MACKO file (a single .npy array, not an .npz archive)")
+            z = np.load(Path(path), allow_pickle=False)
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise MackoFormatError(f"{path}: not a MACKO file (a single .npy array, not an .npz archive)")
+            with z:
                 keys = set(z.files)
                 need = {"format", "shape", "values", "deltas", "row_ptr", "checksum"}
                 if "format" in keys and str(z["format"]) != _FORMAT_TAG:

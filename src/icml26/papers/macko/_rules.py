@@ -25,8 +25,10 @@ from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of, fmt
 
 __all__ = ["RULES", "judge_e2e_memory", "judge_e2e_speed", "judge_memory", "judge_spmv_speed", "median_ratio"]
 
+Times = Sequence[float] | np.ndarray  # per-round seconds, aligned across the kernels of one run
 
-def median_ratio(num: Sequence[float], den: Sequence[float]) -> Estimate:
+
+def median_ratio(num: Times, den: Times) -> Estimate:
     """Median over paired rounds of ``num[i] / den[i]`` with a 95 % bootstrap CI of that median (seed 0)."""
     a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
@@ -45,7 +47,7 @@ def judge_memory(ratio_at_50: float, break_even: float, *, bars: Mapping[str, Ba
                                            "break_even_density": break_even})
 
 
-def judge_spmv_speed(dense_s: Sequence[float], macko_s: Sequence[float], *, bars: Mapping[str, Bar], baseline: str,
+def judge_spmv_speed(dense_s: Times, macko_s: Times, *, bars: Mapping[str, Bar], baseline: str,
                      decide: bool = True) -> Judgement:
     """``spmv_speedup_50``: the median per-round speedup of MACKO over ``baseline`` (paired rounds) against
     ``speedup``; ``decide=False`` (a cache-resident toy size) reports it without deciding."""
@@ -67,7 +69,7 @@ def judge_e2e_memory(dense16_bytes: int, macko_bytes: int, *, bars: Mapping[str,
                                          "macko_bytes": macko_bytes})
 
 
-def judge_e2e_speed(dense_s: Sequence[float], macko_s: Sequence[float], *, agreement: float, weight_bytes: int,
+def judge_e2e_speed(dense_s: Times, macko_s: Times, *, agreement: float, weight_bytes: int,
                     bars: Mapping[str, Bar], baseline: str, decide: bool = True) -> Judgement:
     """``e2e_speed`` (module docstring): tokens agree, weights stream, then the decode speedup against its bar."""
     tokens = against_bar("greedy-token agreement with the pruned dense model", agreement, bars["token_agreement"])
@@ -88,7 +90,7 @@ def judge_e2e_speed(dense_s: Sequence[float], macko_s: Sequence[float], *, agree
             f"({wb.provenance}): cache-resident weights say nothing about a bandwidth-bound decoder; {speed.reason}"),
             measured, speed.timings)
     j = all_of({"tokens": tokens, "speed": speed}, what="parts")
-    return Judgement(j.verdict, j.reason, {**measured, "parts": j.measured["parts"]}, j.timings)
+    return Judgement(j.verdict, j.reason, measured, j.timings)  # the parts' verdicts rest on wall-clock: not measured
 
 
 RULES = {"memory_reduction": judge_memory, "spmv_speedup_50": judge_spmv_speed, "e2e_memory": judge_e2e_memory,

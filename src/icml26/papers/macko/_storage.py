@@ -37,7 +37,8 @@ def macko_expected_bytes(rows: int, cols: int, density: float) -> float:
     """Expected MACKO bytes for an i.i.d. mask of density ``d`` (storage analysis of [P05]; padding term ``z/(1-z)``).
 
     Args:
-        rows, cols: ``R``, ``C``.
+        rows: ``R``.
+        cols: ``C``.
         density: ``d``, fraction of nonzeros.
     """
     rows, cols = _check(rows, cols)
@@ -69,6 +70,7 @@ def break_even_density(densities: np.ndarray, ratios: np.ndarray) -> float:
     Args:
         densities: increasing densities.
         ratios: format bytes / dense fp16 bytes at those densities (increasing).
+
     Returns:
         The crossing density, ``nan`` when the ratios never cross 1 inside the range.
     """

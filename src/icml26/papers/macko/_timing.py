@@ -1,19 +1,16 @@
-"""Timing helpers for the speed claims of [P05] on a shared machine: paired, interleaved rounds, the median of the
-per-round ratios with a bootstrap CI of that median, and rotated copies so that a small matrix streams from DRAM."""
+"""Timing helpers for the speed claims of [P05] on a shared machine: paired, interleaved rounds (their per-round
+ratios are judged by ``_rules.median_ratio``) and rotated copies so that a small matrix streams from DRAM."""
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-from icml26.common.stats import Estimate, bootstrap_ci
-
-__all__ = ["GPU_STREAM_BYTES", "STREAM_BYTES", "cuda_graph_time", "device_time", "median_ratio_ci", "n_copies",
-           "paired_rounds"]
+__all__ = ["GPU_STREAM_BYTES", "STREAM_BYTES", "cuda_graph_time", "device_time", "n_copies", "paired_rounds"]
 
 T = TypeVar("T")
 
@@ -30,7 +27,7 @@ def n_copies(nbytes: int, stream_bytes: int = STREAM_BYTES) -> int:
     return max(1, math.ceil(stream_bytes / nbytes))
 
 
-def paired_rounds(fns: dict[str, Sequence[Callable[[], object]]], rounds: int) -> dict[str, np.ndarray]:
+def paired_rounds(fns: Mapping[str, Sequence[Callable[[], object]]], rounds: int) -> dict[str, np.ndarray]:
     """Time every kernel once per round, the order rotated each round; ``fns[k]`` lists calls on rotated copies.
 
     Round ``i`` calls copy ``i mod len(fns[k])`` of kernel ``k``, so a copy is reused only after the others were
@@ -49,14 +46,6 @@ def paired_rounds(fns: dict[str, Sequence[Callable[[], object]]], rounds: int) -
             f()
             out[k].append(time.perf_counter() - t)
     return {k: np.asarray(v) for k, v in out.items()}
-
-
-def median_ratio_ci(num: np.ndarray, den: np.ndarray, *, seed: int) -> Estimate:
-    """Median over rounds of ``num[i] / den[i]`` (e.g. dense time / MACKO time = speedup) with a bootstrap CI of it."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    if num.shape != den.shape or num.ndim != 1:
-        raise ValueError("num and den must be 1-D per-round times of equal length")
-    return bootstrap_ci(num / den, stat=np.median, seed=seed)
 
 
 def device_time(fns: Sequence[Callable[[], object]], *, calls: int, torch: object | None) -> float:

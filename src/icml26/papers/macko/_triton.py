@@ -57,7 +57,7 @@ def _kernel(triton: Any, tl: Any, *, interpret: bool) -> Any:
 
 def _define(triton: Any, tl: Any) -> Any:
     @triton.jit
-    def macko_spmv_kernel(values_ptr, deltas_ptr, row_ptr_ptr, x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    def macko_spmv_kernel(values_ptr, deltas_ptr, row_ptr_ptr, x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr):  # pyright: ignore[reportInvalidTypeForm]
         # One program per (row, batch item). BLOCK entries per step, as BLOCK // 8 lanes of 8 entries each: with
         # BLOCK = 256 and one warp, this is the paper's warp (32 lanes, a 16-byte load of 8 fp16 values and one
         # 32-bit word of their 8 nibbles per lane).
@@ -65,7 +65,7 @@ def _define(triton: Any, tl: Any) -> Any:
         b = tl.program_id(1)
         start = tl.load(row_ptr_ptr + row)
         end = tl.load(row_ptr_ptr + row + 1)
-        LANES: tl.constexpr = BLOCK // 8
+        LANES: tl.constexpr = BLOCK // 8  # pyright: ignore[reportInvalidTypeForm]
         lane = tl.arange(0, LANES)
         sub = tl.arange(0, 8)
         words = deltas_ptr.to(tl.pointer_type(tl.uint32))  # entry 8j + i is nibble i of word j (little endian)

@@ -25,6 +25,7 @@ def wanda_prune(weight: Any, activations: Any | None, *, sparsity: float) -> Any
         weight: ``W``, shape ``(R, C)`` = (out_features, in_features); numpy array or torch tensor.
         activations: ``X``, calibration inputs of the layer, shape ``(N, C)`` (or ``(..., C)``), or None.
         sparsity: fraction of zeros per row, in ``[0, 1]``.
+
     Returns:
         The pruned copy of ``weight``, same type, dtype and device.
     """
