@@ -93,7 +93,7 @@ def test_bad_input():
 @pytest.mark.parametrize(("tol", "err"), [(float("nan"), ValueError), (-0.1, ValueError), (float("inf"), ValueError),
                                           (True, TypeError), ("0", TypeError)])
 def test_first_order_dominates_rejects_bad_tol(tol, err):
-    """Review 16: a NaN or negative tolerance would silently give a wrong answer."""
+    """A NaN or negative tolerance would silently give a wrong answer."""
     with pytest.raises(err, match="tol"):
         first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=tol)
     assert first_order_dominates([1.0, 2.0], [0.0, 1.0], tol=np.float32(0.0))

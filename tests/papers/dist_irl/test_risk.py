@@ -100,3 +100,20 @@ def test_parameters_accept_numpy_numbers_and_reject_bools():
         for bad in (True, np.bool_(True)):
             with pytest.raises(ValueError, match=name):
                 make(bad)
+
+
+@pytest.mark.parametrize("r", MEASURES, ids=lambda r: repr(r))
+def test_gaussian_refuses_a_negative_std(r):
+    """CVaR(0.2).gaussian(0.0, -1.0) once returned +1.3998: a negative spread read as a gain."""
+    with pytest.raises(ValueError, match="std"):
+        r.gaussian(0.0, -1.0)
+    with pytest.raises(TypeError, match="mean"):
+        r.gaussian("0", 1.0)
+    assert r.gaussian(0.0, 0.0) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("bad", [[-0.1], [1.5], [0.5, np.nan], []])
+def test_g_refuses_levels_outside_the_unit_interval(bad):
+    with pytest.raises(ValueError, match="tau"):
+        CVaR(0.2).g(np.array(bad, dtype=float))
+    np.testing.assert_allclose(CVaR(0.2).g([0.0, 0.1, 0.2, 1.0]), [0.0, 0.5, 1.0, 1.0])

@@ -67,9 +67,10 @@ def test_relevance_p_values_are_uniform_under_irrelevance():
     assert shadow_relevance(W, X, r)[0] > 10
 
 
-def test_empty_cell_gives_a_refusing_fit():
-    fit = fit_bridge(np.zeros((0, 2)), np.zeros((0, 1)), np.zeros((0, 1)), np.zeros(0), ridge=1e-6)
-    assert fit.n_complete == 0 and fit.shadow_F == 0.0 and np.all(fit.beta == 0)
+def test_zero_rows_are_refused_not_fitted_as_beta_zero():
+    """Zero complete cases once gave beta = 0 (a bridge that predicts a zero reward everywhere)."""
+    with pytest.raises(ValueError, match="W has no rows"):
+        fit_bridge(np.zeros((0, 2)), np.zeros((0, 1)), np.zeros((0, 1)), np.zeros(0), ridge=1e-6)
 
 
 def test_bad_arguments_are_rejected_by_name():
@@ -87,9 +88,9 @@ def test_bad_arguments_are_rejected_by_name():
         fit_bridge(W, X[:-1], U, r, ridge=1e-6)
     with pytest.raises(ValueError, match="r must have one row"):
         fit_bridge(W, X, U, r[:-1], ridge=1e-6)
-    with pytest.raises(ValueError, match="U must be 2-D"):
+    with pytest.raises(ValueError, match="U must be 2-dimensional"):
         fit_bridge(W, X, U[:, 0], r, ridge=1e-6)
-    with pytest.raises(TypeError, match="W must be numeric"):
+    with pytest.raises(TypeError, match="W must hold real numbers"):
         fit_bridge(W.astype(object), X, U, r, ridge=1e-6)
 
 

@@ -273,8 +273,8 @@ def test_bootstrap_interval_is_reproducible_by_default():
 
 def test_true_value_rejects_a_bad_chunk():
     pol = LogisticPolicy((0.0, 1.0))
-    for chunk in (0, -5, 2.5, True):
-        with pytest.raises(ValueError, match="chunk"):
+    for chunk, err in ((0, ValueError), (-5, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(err, match="chunk"):
             MNARSimulator().true_value(pol, n_mc=100, seed=0, chunk=chunk)
 
 

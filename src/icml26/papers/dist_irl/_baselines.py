@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from ._mdp import Demonstrations, TabularMDP
+from icml26.papers.dist_irl._mdp import Demonstrations, TabularMDP
 
 __all__ = ["BehaviourCloning", "MaxEntIRL"]
 
@@ -59,7 +59,7 @@ class MaxEntIRL:
         v = np.zeros(mdp.n_states)
         for t in reversed(range(H)):
             q = r_sa + mdp.gamma * mdp.transitions @ v
-            v = logsumexp(q, axis=1)
+            v = np.asarray(logsumexp(q, axis=1), dtype=float)
             pi[t] = np.exp(q - v[:, None])
         return pi
 
@@ -70,7 +70,7 @@ class MaxEntIRL:
         f = np.zeros(mdp.n_groups)
         for t in range(mdp.horizon):
             dsa = d[:, None] * policy[t]
-            np.add.at(f, mdp.groups.ravel(), mdp.gamma**t * dsa.ravel())  # type: ignore[union-attr]
+            np.add.at(f, mdp.group_of.ravel(), mdp.gamma**t * dsa.ravel())
             d = np.einsum("sa,sap->p", dsa, mdp.transitions)
         return f
 
@@ -78,7 +78,7 @@ class MaxEntIRL:
         """Fit r_k by gradient ascent on the MaxEnt log-likelihood; returns ``self``."""
         _check_fit_args(demonstrations, mdp)
         self._validate()
-        k = mdp.groups[demonstrations.states, demonstrations.actions]  # type: ignore[index]
+        k = mdp.group_of[demonstrations.states, demonstrations.actions]
         disc = mdp.gamma ** np.arange(mdp.horizon)
         f_e = np.zeros(mdp.n_groups)
         np.add.at(f_e, k.ravel(), np.tile(disc, len(demonstrations)))
@@ -86,10 +86,10 @@ class MaxEntIRL:
         start = np.bincount(demonstrations.states[:, 0], minlength=mdp.n_states) / len(demonstrations)
         r = np.zeros(mdp.n_groups)
         for _ in range(self.n_iter):
-            pi = self.soft_policy(mdp, r[mdp.groups])
+            pi = self.soft_policy(mdp, r[mdp.group_of])
             r += self.lr * (f_e - self.group_visits(mdp, pi, start) - self.l2 * r)
         self.reward_ = r
-        self.policy_ = self.soft_policy(mdp, r[mdp.groups])
+        self.policy_ = self.soft_policy(mdp, r[mdp.group_of])
         self.n_iter_ = self.n_iter
         return self
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.common.validation import real_array
+from icml26.common.validation import int_at_least, real, real_array
 from icml26.papers.dist_irl._dominance import fsd_violation
 from icml26.papers.dist_irl._game import minimax_extragradient, minimax_subgradient
 from icml26.papers.dist_irl._laws import ReturnLaw, enumerate_policies, expert_law, law_quantiles, policy_law
@@ -49,11 +49,11 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def _pos(x: object, name: str, *, integer: bool = False, allow_zero: bool = False) -> None:
-    ok_type = isinstance(x, (int, np.integer)) if integer else isinstance(x, (int, float, np.integer, np.floating))
-    if isinstance(x, bool) or not ok_type:
-        raise TypeError(f"{name} must be {'an int' if integer else 'a number'}, got {type(x).__name__}")
-    if not np.isfinite(x) or (x < 0 if allow_zero else x <= 0):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {x!r}")
+    """``x`` a positive number (an int with ``integer``; zero allowed with ``allow_zero``), else an error naming it."""
+    if integer:
+        int_at_least(x, name, 0 if allow_zero else 1)
+    else:
+        real(x, name, lo=0.0, lo_open=not allow_zero)
 
 
 @dataclass

@@ -92,8 +92,8 @@ def first_order_dominates(
 
     ``tol`` must be a finite number >= 0 (q_a(tau) >= q_b(tau) - tol on every grid level)."""
     tol = real(tol, "tol", lo=0.0)
-    qa = empirical_quantiles(samples_a, n_quantiles)
-    qb = empirical_quantiles(samples_b, n_quantiles)
+    qa = empirical_quantiles(_vector(samples_a, "samples_a"), n_quantiles)
+    qb = empirical_quantiles(_vector(samples_b, "samples_b"), n_quantiles)
     return bool(np.all(qa >= qb - tol))
 
 
@@ -152,6 +152,7 @@ def standardized_wasserstein(
     Args:
         learned: (means, stds) of the learned reward distributions, one entry per group (a (2, K) array-like).
         true: (means, stds) of the true reward distributions, same groups.
+        n_grid: the number of quantile levels of the W1 quadrature.
 
     Returns the per-group distances (an array of length K).
     """

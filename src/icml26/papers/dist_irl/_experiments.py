@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._baselines import BehaviourCloning, MaxEntIRL
-from ._dirl import DistributionalIRL
-from ._dominance import fsd_violation, standardized_wasserstein
-from ._game import linear_minimax_value
-from ._risk import CVaR, DistortionRiskMeasure, WangTransform
-from ._tasks import NEUTRAL, RISKY, SAFE, TwoRouteTask, make_two_route_task
+from icml26.papers.dist_irl._baselines import BehaviourCloning, MaxEntIRL
+from icml26.papers.dist_irl._dirl import DistributionalIRL
+from icml26.papers.dist_irl._dominance import fsd_violation, standardized_wasserstein
+from icml26.papers.dist_irl._game import linear_minimax_value
+from icml26.papers.dist_irl._risk import CVaR, DistortionRiskMeasure, WangTransform
+from icml26.papers.dist_irl._tasks import NEUTRAL, RISKY, SAFE, TwoRouteTask, make_two_route_task
 
 __all__ = ["MISMATCHED", "ExperimentConfig", "noisy_expert", "run_seed", "true_fsd_violation"]
 
@@ -64,6 +64,8 @@ def _path_metrics(task: TwoRouteTask, dirl: DistributionalIRL, expert: np.ndarra
     last iterate (exact when every piece is affine in phi; with mixture laws or a free neutral sigma, a linearisation)."""
     K = task.mdp.n_groups
     path = dirl.reward_path_  # running averages phi_bar_t, row 0 = phi_0
+    if path is None:
+        raise ValueError("the fit must keep its reward path (store_path=True)")
     pols = [dirl.risk_optimal_policy(path[t, :K], path[t, K:]) for t in ckpt]
     vals, grads = dirl._oracle(path[-1])
     f_star, _ = linear_minimax_value(vals, grads, path[-1], dirl.lower_, dirl.upper_)

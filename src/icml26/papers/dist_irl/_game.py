@@ -71,7 +71,8 @@ def minimax_subgradient(
     Args:
         oracle: x -> (values (J,), gradients (J, d)).
         x0: the start point (projected onto the box).
-        lower, upper: the box Phi.
+        lower: the lower corner of the box Phi.
+        upper: the upper corner of the box Phi.
         n_iter: T, the number of iterations.
         lr: the step scale (fraction of the box diameter moved at t = 0).
         tie_tol: pieces within this of the maximum count as maximisers.

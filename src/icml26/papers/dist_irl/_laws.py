@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._mdp import Demonstrations, TabularMDP
+from icml26.papers.dist_irl._mdp import Demonstrations, TabularMDP
 
 __all__ = [
     "ReturnLaw",
@@ -48,7 +48,7 @@ def _dedupe(w: np.ndarray, A: np.ndarray, B: np.ndarray) -> ReturnLaw:
 
 def decision_states(mdp: TabularMDP) -> np.ndarray:
     """States where the actions differ (in reward group or in the next-state law); elsewhere every policy agrees."""
-    g = mdp.groups
+    g = mdp.group_of
     P = mdp.transitions
     same = np.all(g == g[:, :1], axis=1) & np.all(np.isclose(P, P[:, :1, :]), axis=(1, 2))
     return np.flatnonzero(~same)
@@ -85,7 +85,7 @@ def enumerate_policies(mdp: TabularMDP, start: int, *, max_policies: int) -> tup
 def policy_law(mdp: TabularMDP, action: np.ndarray, start: int, *, max_paths: int = 100_000) -> ReturnLaw:
     """Exact return law of the deterministic policy a = action[s] from ``start`` (paths merged by coefficients)."""
     K, H = mdp.n_groups, mdp.horizon
-    g = mdp.groups
+    g = mdp.group_of
     # a path is summarised by (state, A, B); identical summaries merge
     states = np.array([start])
     A = np.zeros((1, K))
@@ -114,7 +114,7 @@ def expert_law(mdp: TabularMDP, demos: Demonstrations, rows: np.ndarray) -> Retu
     """The expert's empirical return law over the demonstrated paths ``rows`` (uniform weights, merged)."""
     if rows.size == 0:
         raise ValueError("expert_law needs at least one demonstration")
-    k = mdp.groups[demos.states[rows], demos.actions[rows]]  # (n, H)
+    k = mdp.group_of[demos.states[rows], demos.actions[rows]]  # (n, H)
     n, h = k.shape
     A = np.zeros((n, mdp.n_groups))
     B = np.zeros((n, mdp.n_groups))

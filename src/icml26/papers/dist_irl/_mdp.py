@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -103,8 +104,13 @@ class TabularMDP:
         return int(self.transitions.shape[1])
 
     @property
+    def group_of(self) -> np.ndarray:
+        """k[s, a]: the reward group of every (state, action) pair, an (S, A) int array (``groups`` after checking)."""
+        return cast(np.ndarray, self.groups)
+
+    @property
     def n_groups(self) -> int:
-        return int(self.groups.max()) + 1  # type: ignore[union-attr]
+        return int(self.group_of.max()) + 1
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,7 @@ def return_coefficients(
 
     The sampled return of trajectory m under rewards (mu, sigma) is Z_m = A[m] @ mu + B[m] @ sigma.
     """
-    k = mdp.groups[demos.states, demos.actions]  # type: ignore[index]
+    k = mdp.group_of[demos.states, demos.actions]
     n, h = k.shape
     if eps.shape != (n, h):
         raise ValueError(f"eps must have shape {(n, h)}, got {eps.shape}")
@@ -254,8 +260,10 @@ def exact_returns(
                 q = p * pt[s, a] * mdp.transitions[s, a, s2]
                 if q <= 0:
                     continue
-                k = mdp.groups[s, a]  # type: ignore[index]
-                key = (s2, round(m + mdp.gamma**t * rewards.mean[k], 12), round(v + mdp.gamma ** (2 * t) * rewards.std[k] ** 2, 12))
+                k = mdp.group_of[s, a]
+                mean = float(m + mdp.gamma**t * rewards.mean[k])
+                var = float(v + mdp.gamma ** (2 * t) * rewards.std[k] ** 2)
+                key = (s2, round(mean, 12), round(var, 12))
                 nxt[key] = nxt.get(key, 0.0) + q
         if len(nxt) > max_paths:
             raise ValueError(f"more than max_paths={max_paths} distinct paths: the MDP is too large to enumerate")

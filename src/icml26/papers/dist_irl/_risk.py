@@ -47,7 +47,7 @@ class DistortionRiskMeasure:
         raise NotImplementedError
 
     def g(self, tau: np.ndarray | list[float] | float) -> np.ndarray:
-        """The distortion function g(tau) of [P18]'s DRM, elementwise over an array of levels tau in [0, 1].
+        """The distortion of [P18]'s DRM, elementwise over an array of levels tau in [0, 1].
 
         Raises ValueError/TypeError naming ``tau`` for levels outside [0, 1], NaN, empty or non-numeric input."""
         t = real_array(tau, "tau")

@@ -1,6 +1,4 @@
-"""Off-Policy Evaluation with Rewards Missing Not at Random (P36, ICML 2026).
-
-Authors: Wei, Qu, Miao. https://openreview.net/forum?id=P1HFNutryS (arXiv 2606.20206).
+"""[P36] Off-Policy Evaluation with Rewards Missing Not at Random
 
 What it is: off-policy evaluation in a finite-horizon MDP from logged data {(S_t, A_t, η_t, η_t R_t, S_{t+1})} where the
 reward is recorded (η_t = 1) with a probability that depends on the reward itself (MNAR), so complete cases are a
@@ -15,9 +13,10 @@ Z ⊥ η_t | (S_t, A_t, R_t). Equations used in this package (our numbering; the
   (B4) shadow relevance diagnostic: partial F of x(S') in the regression of R on [w(S), x(S')] (complete cases); the
        bridge exists only if S' carries information on R given (S, A). The estimator refuses below F = 10.
 
-Claims (paper.toml; checks in claims.py): ``consistency`` (bias ≤ 0.25 × complete-case, RMSE slope ≈ −0.5),
-``mar_biased`` (MAR methods stay biased under MNAR), ``missingness_policy`` (policies reacting to η_{t-1}),
-``identification`` (relevant shadow: identified; irrelevant: the estimator says so).
+Claims (words, bars and basis in paper.toml; measured in ``_checks.py``, judged in ``_rules.py``): ``consistency``
+(the bridge's bias against complete case, its RMSE rate over n), ``mar_biased`` (MAR methods stay biased under MNAR,
+with an MCAR control), ``missingness_policy`` (policies reacting to η_{t-1}), ``identification`` (relevant shadow:
+identified; irrelevant: the estimator says so).
 
 Deviations / reconstructions (only the abstract and a summary were available; no code):
   1. Equations (B1)-(B4) and the simulator are reconstructions (notes P36); the paper's RKHS / neural min-max is

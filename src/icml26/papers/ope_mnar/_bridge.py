@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _sst
 
+from icml26.common.validation import real, real_array
+
 __all__ = ["BridgeFit", "fit_bridge", "ridge_solve", "shadow_relevance"]
 
 
@@ -52,22 +54,21 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     Args: rows are complete cases (η = 1) of one action at one step. ``W`` = w(S_t) (conditioning features with a
     constant, shared by φ and ψ), ``X`` = x(S_{t+1}) (shadow features, no constant), ``U`` = u(R_t) (instrument
     features of the reward, no constant), ``r`` = R_t; φ = [W, X], ψ = [W, U]; ``ridge`` = the Tikhonov weight.
-    All finite, with one row per complete case (zero rows give a refusing fit here; 1 to p_W + k rows, too few for
-    the relevance test, a ValueError: see :func:`shadow_relevance`; :class:`ShadowBridgeFQE` raises a ValueError
-    before calling this for any visited (step, action) cell with fewer than p_W + k + 1 complete cases, zero
-    included); ``ridge`` finite and >= 0. Raises TypeError / ValueError naming the offending argument.
+    All finite, with one row per complete case: at least p_W + k + 1 of them (the relevance test's regression needs
+    one residual degree of freedom; fewer, zero included, is a ValueError naming ``W``); ``ridge`` finite and >= 0.
+    Raises TypeError / ValueError naming the offending argument.
     """
-    _check_ridge(ridge)
+    ridge = real(ridge, "ridge", lo=0.0)
     W, X, U = (_finite(a, name, 2) for a, name in ((W, "W"), (X, "X"), (U, "U")))
     r = _finite(r, "r", 1)
     n = W.shape[0]
     for a, name in ((X, "X"), (U, "U"), (r, "r")):
         if a.shape[0] != n:
             raise ValueError(f"{name} must have one row per row of W ({n}), got {a.shape[0]}")
+    if n == 0:
+        raise ValueError("W has no rows: the bridge needs complete cases (rows with an observed reward) to be fitted")
     Phi = np.concatenate([W, X], axis=1)
     Psi = np.concatenate([W, U], axis=1)
-    if n == 0:
-        return BridgeFit(np.zeros(Phi.shape[1]), 0, 0.0, 1.0, float("inf"))
     # standardise columns (scale only) so that one ridge value means the same for every feature
     scale = np.sqrt(np.mean(Phi**2, axis=0)) + 1e-12
     pscale = np.sqrt(np.mean(Psi**2, axis=0)) + 1e-12
@@ -83,23 +84,9 @@ def fit_bridge(W: np.ndarray, X: np.ndarray, U: np.ndarray, r: np.ndarray, *, ri
     return BridgeFit(beta, n, F, p, cond)
 
 
-def _check_ridge(ridge: object) -> None:
-    if isinstance(ridge, bool) or not isinstance(ridge, (int, float, np.integer, np.floating)):
-        raise TypeError(f"ridge must be a float, got {type(ridge).__name__}")
-    if not (np.isfinite(ridge) and ridge >= 0):
-        raise ValueError(f"ridge must be a finite float >= 0, got {ridge!r}")
-
-
 def _finite(a: object, name: str, ndim: int) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
-    arr = arr.astype(float, copy=False)
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (complete cases only: no NaN rewards)")
-    return arr
+    """A finite real array of ``ndim`` dimensions (complete cases only: no NaN rewards); zero rows pass here."""
+    return real_array(a, name, ndim=ndim, allow_empty=True)
 
 
 def shadow_relevance(W: np.ndarray, X: np.ndarray, r: np.ndarray) -> tuple[float, float]:
@@ -112,7 +99,12 @@ def shadow_relevance(W: np.ndarray, X: np.ndarray, r: np.ndarray) -> tuple[float
     Needs n >= p_W + k + 1 rows (one residual degree of freedom), else ValueError; no shadow feature (k = 0) gives
     (0.0, 1.0).
     """
+    W, X = _finite(W, "W", 2), _finite(X, "X", 2)
+    r = _finite(r, "r", 1)
     n, pw = W.shape
+    for a, name in ((X, "X"), (r, "r")):
+        if a.shape[0] != n:
+            raise ValueError(f"{name} must have one row per row of W ({n}), got {a.shape[0]}")
     k = X.shape[1]
     dof = n - pw - k
     if k == 0:

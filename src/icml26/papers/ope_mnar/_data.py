@@ -10,6 +10,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from icml26.common.validation import real, real_array
+
 __all__ = [
     "FeatureSpec",
     "LogisticPolicy",
@@ -57,8 +59,7 @@ class Trajectories:
     full_rewards: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        _is_numeric(self.states, "states")
-        s = np.asarray(self.states, dtype=float)
+        s = real_array(self.states, "states", ndim=(2, 3), allow_empty=True)
         if s.ndim == 2:  # one-dimensional states given as (n, T+1)
             s = s[:, :, None]
         if s.ndim != 3:
@@ -68,8 +69,6 @@ class Trajectories:
             raise ValueError("states is empty: need at least one trajectory")
         if t1 < 2:
             raise ValueError(f"states must hold T+1 >= 2 time points (S_1..S_{{T+1}}), got {t1}")
-        if not np.all(np.isfinite(s)):
-            raise ValueError("states must be finite")
         T = t1 - 1
         if not isinstance(self.n_actions, (int, np.integer)) or isinstance(self.n_actions, bool) or self.n_actions < 1:
             raise ValueError(f"n_actions must be a positive int, got {self.n_actions!r}")
@@ -84,8 +83,7 @@ class Trajectories:
         if not np.all((o == 0) | (o == 1)):
             raise ValueError("observed must hold only 0/1 (or booleans)")
         o = o.astype(bool)
-        _is_numeric(self.rewards, "rewards")
-        r = np.asarray(self.rewards, dtype=float)
+        r = real_array(self.rewards, "rewards", allow_empty=True, finite=False)
         if r.shape != (n, T):
             raise ValueError(f"rewards must have shape (n, T) = {(n, T)}, got {r.shape}")
         if not np.all(np.isfinite(r[o])):
@@ -95,8 +93,7 @@ class Trajectories:
         r = np.where(o, r, np.nan)
         full = None
         if self.full_rewards is not None:
-            _is_numeric(self.full_rewards, "full_rewards")
-            full = np.asarray(self.full_rewards, dtype=float)
+            full = real_array(self.full_rewards, "full_rewards", allow_empty=True, finite=False)
             if full.shape != (n, T):
                 raise ValueError(f"full_rewards must have shape (n, T) = {(n, T)}, got {full.shape}")
             if not np.all(np.isfinite(full)):
@@ -147,12 +144,6 @@ class Trajectories:
         return float(1.0 - self.observed.mean())
 
 
-def _is_numeric(x: object, name: str) -> None:
-    a = np.asarray(x)
-    if a.dtype == object or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
-        raise TypeError(f"{name} must be numeric, got dtype {a.dtype}")
-
-
 @runtime_checkable
 class TargetPolicy(Protocol):
     """A target policy π_t(a | s, η_{t-1}) of [P36] (it may depend on the last missingness indicator).
@@ -198,12 +189,10 @@ class LogisticPolicy:
     missing_coef: float = 0.0
 
     def __post_init__(self) -> None:
-        c = np.asarray(self.coef, dtype=float)
-        if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
-            raise ValueError(f"coef must be a non-empty 1-D sequence of finite floats, got {self.coef!r}")
-        if not (np.isfinite(self.intercept) and np.isfinite(self.missing_coef)):
-            raise ValueError("intercept and missing_coef must be finite")
+        c = real_array(self.coef, "coef", ndim=1)
         object.__setattr__(self, "coef", tuple(float(v) for v in c))
+        object.__setattr__(self, "intercept", real(self.intercept, "intercept"))
+        object.__setattr__(self, "missing_coef", real(self.missing_coef, "missing_coef"))
 
     def __call__(self, t: int, states: np.ndarray, eta_prev: np.ndarray) -> np.ndarray:
         s = np.asarray(states, dtype=float)
@@ -229,7 +218,7 @@ def basis(spec: FeatureSpec, x: np.ndarray, *, constant: bool = True) -> np.ndar
 
     Args: ``spec`` "linear" | "quadratic" | "cubic" | 1..3 | callable (n, d) -> (n, k); ``x`` of shape (n, d).
     """
-    x = np.asarray(x, dtype=float)
+    x = real_array(x, "x", ndim=(1, 2))
     if x.ndim == 1:
         x = x[:, None]
     if callable(spec):
@@ -239,6 +228,7 @@ def basis(spec: FeatureSpec, x: np.ndarray, *, constant: bool = True) -> np.ndar
         if constant and not np.any(np.all(f == 1.0, axis=0)):
             f = np.concatenate([np.ones((x.shape[0], 1)), f], axis=1)
         return f
+    check_features(spec, "spec")
     degree = _degree(spec)
     cols = [np.ones(x.shape[0])] if constant else []
     for k in range(1, degree + 1):

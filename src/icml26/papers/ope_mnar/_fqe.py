@@ -12,6 +12,8 @@ from typing import Literal
 import numpy as np
 
 from icml26.common.seeding import rng as _rng
+from icml26.common.validation import choice, int_at_least, real, real_array
+from icml26.common.validation import seed as check_seed
 from icml26.papers.ope_mnar._bridge import fit_bridge, ridge_solve
 from icml26.papers.ope_mnar._data import (
     FeatureSpec,
@@ -66,9 +68,7 @@ def fitted_q_evaluation(data: Trajectories, pseudo_rewards: np.ndarray, policy: 
     if not isinstance(data, Trajectories):
         raise TypeError(f"data must be a Trajectories, got {type(data).__name__}")
     _check_common(features, ridge)
-    y_tilde = np.asarray(pseudo_rewards, dtype=float)
-    if y_tilde.shape != (data.n, data.horizon) or not np.all(np.isfinite(y_tilde)):
-        raise ValueError(f"pseudo_rewards must be a finite array of shape {(data.n, data.horizon)}, got {y_tilde.shape}")
+    y_tilde = real_array(pseudo_rewards, "pseudo_rewards", shape=(data.n, data.horizon))
     coef = policy.coef if isinstance(policy, LogisticPolicy) else None
     if coef is not None and len(coef) != data.state_dim:
         raise ValueError(f"target_policy.coef has {len(coef)} entries but the data's states have dimension "
@@ -101,9 +101,7 @@ def fitted_q_evaluation(data: Trajectories, pseudo_rewards: np.ndarray, policy: 
 
 def _check_common(features: object, ridge: object) -> None:
     check_features(features, "features")
-    if isinstance(ridge, bool) or not isinstance(ridge, (int, float, np.floating, np.integer)) or not (
-            np.isfinite(ridge) and ridge >= 0):
-        raise ValueError(f"ridge must be a finite float >= 0, got {ridge!r}")
+    real(ridge, "ridge", lo=0.0)
 
 
 class _FQEEstimator:
@@ -111,7 +109,10 @@ class _FQEEstimator:
     Keyword-only ``features``, ``ridge`` and ``random_state`` (seed of :meth:`estimate_interval`, default 0)."""
 
     def __init__(self, *, features: FeatureSpec = "quadratic", ridge: float = 1e-6,
-                 random_state: int | np.random.Generator | None = 0) -> None:
+                 random_state: int | np.random.Generator = 0) -> None:
+        _check_common(features, ridge)  # checked again at fit: the attributes may be reassigned
+        if not isinstance(random_state, np.random.Generator):
+            check_seed(random_state, "random_state")
         self.features = features
         self.ridge = ridge
         self.random_state = random_state
@@ -151,14 +152,12 @@ class _FQEEstimator:
         trajectories with replacement, refit, re-estimate). Not in [P36]: a convenience.
 
         Draws from ``random_state`` (constructor; default 0, so repeated calls give the same interval; pass another
-        int for another resampling, None for fresh OS entropy). A resample that cannot be fitted (no observed reward
+        int or a numpy Generator for another resampling). A resample that cannot be fitted (no observed reward
         at some step, a policy cell it never visits) or whose bridge is not identified when ``on_unidentified="raise"``
         (``identified_`` False: the estimator would refuse it; with "warn" it is kept, as ``estimate`` keeps it) is skipped and counted in ``n_boot_skipped_``; ValueError (naming ``n_boot``) when
         fewer than 2 remain."""
-        if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2:
-            raise ValueError(f"n_boot must be an int >= 2, got {n_boot!r}")
-        if not 0 < level < 1:
-            raise ValueError(f"level must be in (0, 1), got {level!r}")
+        n_boot = int_at_least(n_boot, "n_boot", 2)
+        level = real(level, "level", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         point = self.estimate(target_policy)
         g = _rng(self.random_state)
         vals = []
@@ -232,13 +231,16 @@ class MARIPWFQE(_FQEEstimator):
     """
 
     def __init__(self, *, features: FeatureSpec = "quadratic", ridge: float = 1e-6, clip: float = 0.02,
-                 random_state: int | np.random.Generator | None = 0) -> None:
+                 random_state: int | np.random.Generator = 0) -> None:
         super().__init__(features=features, ridge=ridge, random_state=random_state)
         self.clip = clip
+        self._check_clip()
+
+    def _check_clip(self) -> None:
+        real(self.clip, "clip", lo=0.0, hi=1.0, lo_open=True)
 
     def _pseudo_rewards(self, data: Trajectories) -> np.ndarray:
-        if not (isinstance(self.clip, (int, float)) and 0 < self.clip <= 1):
-            raise ValueError(f"clip must be in (0, 1], got {self.clip!r}")
+        self._check_clip()
         out = np.zeros((data.n, data.horizon))
         self.propensity_ = np.zeros((data.n, data.horizon))
         for t in range(data.horizon):
@@ -290,18 +292,20 @@ class ShadowBridgeFQE(_FQEEstimator):
     def __init__(self, *, features: FeatureSpec = "quadratic", shadow_features: FeatureSpec = "linear",
                  ridge: float = 1e-6, min_shadow_F: float = 10.0,
                  on_unidentified: Literal["raise", "warn"] = "raise",
-                 random_state: int | np.random.Generator | None = 0) -> None:
+                 random_state: int | np.random.Generator = 0) -> None:
         super().__init__(features=features, ridge=ridge, random_state=random_state)
         self.shadow_features = shadow_features
         self.min_shadow_F = min_shadow_F
         self.on_unidentified = on_unidentified
+        self._check_bridge_params()
+
+    def _check_bridge_params(self) -> None:
+        check_features(self.shadow_features, "shadow_features")
+        real(self.min_shadow_F, "min_shadow_F", lo=0.0)
+        choice(self.on_unidentified, "on_unidentified", ("raise", "warn"))
 
     def _pseudo_rewards(self, data: Trajectories) -> np.ndarray:
-        check_features(self.shadow_features, "shadow_features")
-        if not (isinstance(self.min_shadow_F, (int, float)) and np.isfinite(self.min_shadow_F) and self.min_shadow_F >= 0):
-            raise ValueError(f"min_shadow_F must be a finite float >= 0, got {self.min_shadow_F!r}")
-        if self.on_unidentified not in ("raise", "warn"):
-            raise ValueError(f"on_unidentified must be 'raise' or 'warn', got {self.on_unidentified!r}")
+        self._check_bridge_params()
         T, K = data.horizon, data.n_actions
         out = np.zeros((data.n, T))
         self.bridge_coef_: list[list[np.ndarray]] = []
@@ -322,6 +326,9 @@ class ShadowBridgeFQE(_FQEEstimator):
                         f"too few rows: step {t}, action {act} has {int(cc.sum())} complete cases (observed reward), "
                         f"but the bridge and its shadow-relevance test need at least {need} = {W.shape[1]} features "
                         f"of S_t + {X.shape[1]} shadow features + 1; pass more trajectories or smaller feature sieves")
+                if not np.any(rows):  # a cell the data never visit: nothing to fit, no pseudo-reward to give
+                    coefs.append(np.zeros(W.shape[1] + X.shape[1]))
+                    continue
                 fit = fit_bridge(W[cc], X[cc], U[cc], data.rewards[cc, t], ridge=self.ridge)
                 coefs.append(fit.beta)
                 self.shadow_F_[t, act], self.shadow_pvalue_[t, act] = fit.shadow_F, fit.shadow_pvalue

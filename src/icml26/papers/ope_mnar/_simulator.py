@@ -8,9 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml26.common.seeding import rng as _rng
+from icml26.common.validation import int_at_least, positive_int, real
+from icml26.common.validation import seed as check_seed
 from icml26.papers.ope_mnar._data import TargetPolicy, Trajectories, _expit, policy_probs
 
 __all__ = ["MNARSimulator"]
+
+
+def _generator(seed: object) -> np.random.Generator:
+    """An explicit seed (an int >= 0) or a numpy Generator, else an error naming ``seed``."""
+    return seed if isinstance(seed, np.random.Generator) else _rng(check_seed(seed))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,15 +46,11 @@ class MNARSimulator:
     state_noise: float = 0.5
 
     def __post_init__(self) -> None:
-        if not isinstance(self.horizon, (int, np.integer)) or isinstance(self.horizon, bool) or self.horizon < 1:
-            raise ValueError(f"horizon must be a positive int, got {self.horizon!r}")
+        object.__setattr__(self, "horizon", positive_int(self.horizon, "horizon"))
         for name in ("shadow_strength", "missing_intercept", "missing_slope", "state_decay", "action_shift"):
-            if not np.isfinite(getattr(self, name)):
-                raise ValueError(f"{name} must be finite, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, real(getattr(self, name), name))
         for name in ("reward_noise", "state_noise"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
+            object.__setattr__(self, name, real(getattr(self, name), name, lo=0.0))
 
     # ---- one transition -------------------------------------------------------------------------------------------
     def _reward(self, s: np.ndarray, a: np.ndarray, g: np.random.Generator) -> np.ndarray:
@@ -71,11 +74,12 @@ class MNARSimulator:
         return np.stack([1.0 - p1, p1], axis=1)
 
     # ---- logged data ----------------------------------------------------------------------------------------------
-    def sample(self, n: int, *, seed: int | np.random.Generator | None) -> Trajectories:
-        """Draw ``n`` trajectories under the behaviour policy; ``full_rewards`` holds R_t everywhere (for the oracle)."""
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"n must be a positive int, got {n!r}")
-        g = _rng(seed)
+    def sample(self, n: int, *, seed: int | np.random.Generator) -> Trajectories:
+        """Draw ``n`` trajectories under the behaviour policy; ``full_rewards`` holds R_t everywhere (for the oracle).
+
+        ``seed``: an int >= 0 or a numpy Generator (explicit: ``None`` is refused)."""
+        n = positive_int(n, "n")
+        g = _generator(seed)
         T = int(self.horizon)
         states = np.empty((n, T + 1, 2))
         actions = np.empty((n, T), dtype=np.int64)
@@ -96,18 +100,16 @@ class MNARSimulator:
                             full_rewards=rewards)
 
     # ---- the truth ------------------------------------------------------------------------------------------------
-    def true_value(self, policy: TargetPolicy, *, n_mc: int = 1_000_000, seed: int | np.random.Generator | None,
+    def true_value(self, policy: TargetPolicy, *, n_mc: int = 1_000_000, seed: int | np.random.Generator,
                    chunk: int = 250_000) -> tuple[float, float]:
         """V(π) = E^π[Σ_t R_t] (the estimand of [P36]) by Monte Carlo: ``n_mc`` rollouts of ``policy`` in
         this environment, missingness included (π may react to η_{t-1}), simulated ``chunk`` rollouts at a time (a
         positive int that bounds memory; the draws, so the Monte Carlo value, depend on it). Returns (value, Monte
         Carlo standard error).
         """
-        if not isinstance(n_mc, (int, np.integer)) or isinstance(n_mc, bool) or n_mc < 2:
-            raise ValueError(f"n_mc must be an int >= 2, got {n_mc!r}")
-        if not isinstance(chunk, (int, np.integer)) or isinstance(chunk, bool) or chunk < 1:
-            raise ValueError(f"chunk must be a positive int, got {chunk!r}")
-        g = _rng(seed)
+        n_mc = int_at_least(n_mc, "n_mc", 2)
+        chunk = positive_int(chunk, "chunk")
+        g = _generator(seed)
         total, total_sq, done = 0.0, 0.0, 0
         while done < n_mc:
             m = min(chunk, n_mc - done)

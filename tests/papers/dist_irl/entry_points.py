@@ -1,0 +1,91 @@
+"""The public entry points of [P18] for the bad-input conformance test."""
+
+import numpy as np
+
+from icml26.papers.dist_irl import (
+    BehaviourCloning,
+    CVaR,
+    Demonstrations,
+    DistributionalIRL,
+    GaussianRewards,
+    MaxEntIRL,
+    PowerDistortion,
+    TabularMDP,
+    WangTransform,
+    empirical_quantiles,
+    exact_returns,
+    first_order_dominates,
+    fsd_violation,
+    gaussian_mixture_quantiles,
+    make_two_route_task,
+    quantile_grid,
+    rollout,
+    softmax,
+    standardized_wasserstein,
+)
+from support.badinput import Entry
+
+_task = make_two_route_task((1, 2))
+_mdp = _task.mdp
+_pi = _task.route_policy((False, True))
+_p = np.zeros((2, 2, 2))
+_p[:, :, 1] = 1.0
+_ELEMENTWISE = "g is elementwise over an array of any shape"
+
+ENTRY_POINTS = [
+    Entry("CVaR", CVaR, valid={"alpha": 0.2}, kinds={"alpha": "real"}),
+    Entry("WangTransform", WangTransform, valid={"eta": 0.75}, kinds={"eta": "real"}),
+    Entry("PowerDistortion", PowerDistortion, valid={"xi": 2.0}, kinds={"xi": "real"}),
+    Entry("CVaR.gaussian", CVaR(0.2).gaussian, valid={"mean": 0.0, "std": 1.0}, kinds={"mean": "real", "std": "real"}),
+    Entry("WangTransform.gaussian", WangTransform(0.75).gaussian, valid={"mean": 0.0, "std": 1.0},
+          kinds={"mean": "real", "std": "real"}),
+    Entry("CVaR.g", CVaR(0.2).g, valid={"tau": np.array([0.1, 0.5])}, kinds={"tau": "array"},
+          skip={"tau:extra_dim": _ELEMENTWISE}),
+    Entry("CVaR.weights", CVaR(0.2).weights, valid={"n": 8}, kinds={"n": "int"}),
+    Entry("CVaR.__call__", CVaR(0.2), valid={"samples": np.arange(10.0)}, kinds={"samples": "array"}),
+    Entry("quantile_grid", quantile_grid, valid={"n_quantiles": 8}, kinds={"n_quantiles": "int"}),
+    Entry("empirical_quantiles", empirical_quantiles, valid={"samples": np.arange(10.0), "n_quantiles": 4},
+          kinds={"samples": "array", "n_quantiles": "int"}),
+    Entry("fsd_violation", fsd_violation,
+          valid={"quantiles_policy": np.array([0.0, 1.0, 3.0]), "quantiles_expert": np.array([0.5, 1.0, 2.0])},
+          kinds={"quantiles_policy": "array", "quantiles_expert": "array"}),
+    Entry("first_order_dominates", first_order_dominates,
+          valid={"samples_a": np.array([1.0, 2.0]), "samples_b": np.array([0.0, 1.0]), "n_quantiles": 4, "tol": 0.0},
+          kinds={"samples_a": "array", "samples_b": "array", "n_quantiles": "int", "tol": "real"}),
+    Entry("gaussian_mixture_quantiles", gaussian_mixture_quantiles,
+          valid={"weights": np.array([0.5, 0.5]), "means": np.array([0.0, 1.0]), "stds": np.array([1.0, 0.5]),
+                 "taus": np.array([0.25, 0.75]), "iters": 40},
+          kinds={"weights": "prob", "means": "array", "stds": "array", "taus": "array", "iters": "int"},
+          skip={"taus:extra_dim": "quantiles are computed elementwise over levels of any shape"}),
+    Entry("standardized_wasserstein", standardized_wasserstein,
+          valid={"learned": np.array([[0.0, 1.0], [0.1, 2.0]]), "true": np.array([[0.0, 1.0], [0.2, 1.0]]),
+                 "n_grid": 64},
+          kinds={"learned": "array", "true": "array", "n_grid": "int"}),
+    Entry("softmax", softmax, valid={"logits": np.array([0.0, 1.0])}, kinds={"logits": "array"},
+          skip={"logits:extra_dim": "row-wise over the last axis of an array of any shape"}),
+    Entry("TabularMDP", TabularMDP,
+          valid={"transitions": _p, "initial": np.array([1.0, 0.0]), "horizon": 2, "gamma": 0.9},
+          kinds={"transitions": "array", "initial": "prob", "horizon": "int", "gamma": "real"}),
+    Entry("GaussianRewards", GaussianRewards, valid={"mean": np.array([0.0, 1.0]), "std": np.array([0.1, 2.0])},
+          kinds={"mean": "array", "std": "array"}),
+    Entry("Demonstrations", Demonstrations,
+          valid={"states": np.zeros((2, 3), dtype=np.int64), "actions": np.zeros((2, 3), dtype=np.int64)},
+          kinds={"states": "array", "actions": "array"}),
+    Entry("rollout", rollout, valid={"mdp": _mdp, "policy": _pi, "n": 3, "seed": 0},
+          kinds={"policy": "array", "n": "int", "seed": "seed"}),
+    Entry("exact_returns", exact_returns, valid={"mdp": _mdp, "policy": _pi, "rewards": _task.true_rewards, "start": 0},
+          kinds={"policy": "array", "start": "int"}),
+    Entry("make_two_route_task", make_two_route_task,
+          valid={"lengths": (1, 2), "safe": (0.0, 0.1), "risky": (1.0, 2.0), "gamma": 1.0},
+          kinds={"lengths": "array", "safe": "array", "risky": "array", "gamma": "real"}),
+    Entry("TwoRouteTask.demonstrations", _task.demonstrations, valid={"policy": _pi, "n": 3, "seed": 0},
+          kinds={"policy": "array", "n": "int", "seed": "seed"}),
+    Entry("DistributionalIRL", DistributionalIRL,
+          valid={"n_quantiles": 8, "n_iter": 5, "lr_reward": 0.05, "mean_bound": 1.0, "init_std": 0.5,
+                 "max_policies": 64, "solver": "extragradient"},
+          kinds={"n_quantiles": "int", "n_iter": "int", "lr_reward": "real", "mean_bound": "real", "init_std": "real",
+                 "max_policies": "int", "solver": "str"}),
+    Entry("MaxEntIRL", MaxEntIRL, valid={"n_iter": 5, "lr": 0.05, "l2": 0.0},
+          kinds={"n_iter": "int", "lr": "real", "l2": "real"}),
+    Entry("BehaviourCloning", BehaviourCloning, valid={"smoothing": 1.0}, kinds={"smoothing": "real"}),
+]
