@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import signal
 import sys
 import threading
@@ -69,8 +70,11 @@ class _Alarm:
 @contextlib.contextmanager
 def thread_limit(n: int, *, torch: bool = False) -> Iterator[None]:
     """Inside the block: ``n`` BLAS/OpenMP threads and, with ``torch`` (imported here if needed) or when torch is
-    already imported, ``n`` torch intra-op threads. Restored on exit."""
+    already imported, ``n`` torch intra-op threads. Restored on exit. ``RAYON_NUM_THREADS`` (HF tokenizers' pool,
+    read when the pool first starts) is set too unless the caller set it."""
     from threadpoolctl import threadpool_limits
+
+    os.environ.setdefault("RAYON_NUM_THREADS", str(n))
 
     if torch and "torch" not in sys.modules and importlib.util.find_spec("torch") is not None:
         import torch as _torch  # noqa: F401 - imported so that its thread pool is set before the check builds models

@@ -125,7 +125,7 @@ def _limit_threads(n: int) -> None:
     A claim worker that is killed (timeout, crash) must not leave its own ``ctx.map`` workers running: without the
     parent-death signal they would be re-parented to init and live on, holding the caller's pipes.
     """
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS"):
         os.environ[var] = str(n)
     if sys.platform.startswith("linux"):
         try:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 #: argument kind -> what is refused for it
-KINDS = ("array", "carray", "int", "real", "seed", "prob", "str")
+KINDS = ("array", "carray", "int", "real", "posreal", "nonneg", "seed", "prob", "str")
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,12 @@ def variants(kind: str, value: Any) -> Iterator[tuple[str, Any]]:
         yield from (("bool", True), ("float", 2.5), ("string", "3"))
     elif kind == "seed":
         yield from (("none", None), ("negative", -1), ("bool", True), ("float", 1.5))
-    elif kind == "real":
+    elif kind in ("real", "posreal", "nonneg"):
         yield from (("nan", float("nan")), ("inf", float("inf")), ("bool", True), ("complex", 1j), ("string", "1"))
+        if kind != "real":  # a positive (or non-negative) real: a negative value is refused too, and 0 for posreal
+            yield "negative", -1.0
+        if kind == "posreal":
+            yield "zero", 0.0
     elif kind == "prob":
         p = np.asarray(value, dtype=float)
         yield from (("nan", np.where(np.arange(p.size) == 0, np.nan, p)), ("negative", p - 2 * p.max()),

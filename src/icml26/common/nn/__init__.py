@@ -5,8 +5,8 @@
 sinusoidal or rotary positions, an optional mixture-of-experts MLP, sequential or parallel (GPT-J) blocks.
 """
 
-from icml26.common.nn.blocks import MLP, Attention, Block, MoE, RMSNorm, apply_rope, sinusoidal_positions
-from icml26.common.nn.gpt import GPTConfig, TinyGPT
+from icml26.common.nn.blocks import MLP, Attention, Block, MoE, RMSNorm, apply_rope, experts_of, sinusoidal_positions
+from icml26.common.nn.gpt import GPTConfig, TinyGPT, blocks_of
 
 __all__ = [
     "MLP",
@@ -17,5 +17,7 @@ __all__ = [
     "RMSNorm",
     "TinyGPT",
     "apply_rope",
+    "blocks_of",
+    "experts_of",
     "sinusoidal_positions",
 ]

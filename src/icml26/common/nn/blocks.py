@@ -162,3 +162,13 @@ class Block(nn.Module):
         x = x + (self.post_norm1(a) if self.post_norm1 is not None else a)
         m = self.mlp(norm2(x))
         return x + (self.post_norm2(m) if self.post_norm2 is not None else m)
+
+
+def experts_of(mlp: nn.Module) -> list[MLP]:
+    """The MLPs of a block's feed-forward part, typed: every expert of an :class:`MoE`, or the :class:`MLP` itself."""
+    out: list[MLP] = []
+    for i, m in enumerate(list(mlp.experts) if isinstance(mlp, MoE) else [mlp]):
+        if not isinstance(m, MLP):
+            raise TypeError(f"mlp: expert {i} must be an MLP, got {type(m).__name__}")
+        out.append(m)
+    return out

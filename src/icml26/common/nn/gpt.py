@@ -143,3 +143,16 @@ class TinyGPT(nn.Module):
             nxt = self(idx[:, -self.cfg.block_size :])[:, -1].argmax(-1, keepdim=True)
             idx = torch.cat([idx, nxt], dim=1)
         return idx
+
+
+def blocks_of(model: nn.Module) -> list[Block]:
+    """The blocks of a :class:`TinyGPT`, typed (its ``blocks`` is an ``nn.ModuleList``)."""
+    blocks = getattr(model, "blocks", None)
+    if not isinstance(blocks, nn.ModuleList):
+        raise TypeError(f"model must be a TinyGPT with .blocks, got {type(model).__name__}")
+    out: list[Block] = []
+    for i, b in enumerate(blocks):
+        if not isinstance(b, Block):
+            raise TypeError(f"model.blocks[{i}] must be a Block, got {type(b).__name__}")
+        out.append(b)
+    return out

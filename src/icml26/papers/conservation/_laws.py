@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from icml26.common.nn.blocks import GATED, MLP, Attention, MoE, RMSNorm
+from icml26.common.nn.blocks import GATED, MLP, Attention, MoE, RMSNorm, experts_of
 
 __all__ = [
     "experts_of",
@@ -42,17 +42,6 @@ def _check_module(module: object, cls: type[nn.Module], name: str) -> None:
     for pname, p in module.named_parameters():
         if not torch.isfinite(p).all():
             raise ValueError(f"{name} has non-finite values in parameter {pname!r}")
-
-
-def experts_of(mlp: nn.Module) -> list[MLP]:
-    """The MLPs of a block's feed-forward part: every expert of an MoE, or the MLP itself ([P04] Thm 4.5: experts
-    keep their own laws)."""
-    out: list[MLP] = []
-    for i, m in enumerate(list(mlp.experts) if isinstance(mlp, MoE) else [mlp]):
-        if not isinstance(m, MLP):
-            raise TypeError(f"mlp: expert {i} must be an MLP, got {type(m).__name__}")
-        out.append(m)
-    return out
 
 
 def _rows_with_bias(lin: nn.Linear) -> Tensor:

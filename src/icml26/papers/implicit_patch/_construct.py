@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from icml26.common.nn import MLP, Block, MoE, RMSNorm, TinyGPT
+from icml26.common.nn import MLP, Block, MoE, RMSNorm, TinyGPT, blocks_of, experts_of
 from icml26.common.validation import int_at_least
 from icml26.papers.implicit_patch._patches import (
     NormPatch,
@@ -71,26 +71,6 @@ def _mlp_site(block: Block, x: Tensor, pos: Tensor) -> _Site:
     if block.norm2 is None:
         raise ValueError("a sequential block needs norm2")
     return _Site(u[0], torch.zeros_like(u[0]), block.norm2(u)[0], block.post_norm2, name)
-
-
-def blocks_of(model: TinyGPT) -> list[Block]:
-    """The blocks of ``model``, typed (a ``TypeError`` if one is not a :class:`~icml26.common.nn.Block`)."""
-    out: list[Block] = []
-    for i, b in enumerate(model.blocks):
-        if not isinstance(b, Block):
-            raise TypeError(f"model.blocks[{i}] must be a Block, got {type(b).__name__}")
-        out.append(b)
-    return out
-
-
-def mlps_of(mlp: nn.Module) -> list[MLP]:
-    """The experts of an MoE, or the MLP itself, typed."""
-    out: list[MLP] = []
-    for i, m in enumerate(list(mlp.experts) if isinstance(mlp, MoE) else [mlp]):
-        if not isinstance(m, MLP):
-            raise TypeError(f"expert {i} must be an MLP, got {type(m).__name__}")
-        out.append(m)
-    return out
 
 
 def _hidden(mlp: MLP, v: Tensor) -> Tensor:
@@ -201,13 +181,13 @@ def layer_patches(
         gates = mlp.gates(v_c)
         weights[p + "router"] = _input_patch(mlp.router, v_c, s0.v)
         m_now = mlp(v_c)
-        for e, ex in enumerate(mlps_of(mlp)):
+        for e, ex in enumerate(experts_of(mlp)):
             sel = (idx == e).any(-1).to(v_c.dtype)
             weights[f"{p}experts.{e}.w_in"] = _input_patch(ex.w_in, v_c, s0.v, sel)
             if ex.w_gate is not None:
                 weights[f"{p}experts.{e}.w_gate"] = _input_patch(ex.w_gate, v_c, s0.v, sel)
     else:
-        dense = mlps_of(mlp)[0]
+        dense = experts_of(mlp)[0]
         weights[p + "w_in"] = _input_patch(dense.w_in, v_c, s0.v)
         if dense.w_gate is not None:
             weights[p + "w_gate"] = _input_patch(dense.w_gate, v_c, s0.v)
@@ -222,7 +202,7 @@ def layer_patches(
         m_star = z_star - s0.extra
     if isinstance(mlp, MoE):  # steer the top-1 expert's output matrix (its gate is > 0)
         top = idx[:, 0]
-        for e, ex in enumerate(mlps_of(mlp)):
+        for e, ex in enumerate(experts_of(mlp)):
             h = _hidden(ex, v_c)
             sel = (top == e).to(v_c.dtype)
             g = torch.where(sel > 0, gates[:, e], torch.ones_like(sel))
@@ -232,7 +212,7 @@ def layer_patches(
             u = (m_star - m_now) / (g * n2)[:, None] * sel[:, None]
             weights[f"{p}experts.{e}.w_out"] = RankOnePatch(u, h * sel[:, None])
     else:
-        h = _hidden(mlps_of(mlp)[0], v_c)
+        h = _hidden(experts_of(mlp)[0], v_c)
         u = (m_star - m_now) / _sq_norm(h, "the MLP hidden state h_C")[:, None]
         weights[p + "w_out"] = RankOnePatch(u, h)
     return weights, norms, y_c

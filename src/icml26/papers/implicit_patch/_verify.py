@@ -26,15 +26,13 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from icml26.common.nn import MoE, RMSNorm, TinyGPT
+from icml26.common.nn import MoE, RMSNorm, TinyGPT, blocks_of, experts_of
 from icml26.papers.implicit_patch._construct import (
     Ids,
     _check,
     _embed,
     _mlp_site,
-    blocks_of,
     context_patches,
-    mlps_of,
 )
 from icml26.papers.implicit_patch._patches import (
     NormPatch,
@@ -48,7 +46,7 @@ __all__ = ["solved_patches"]
 
 def _input_names(mlp: nn.Module, prefix: str) -> list[str]:
     """Module paths of the MLP's input matrices (router and every expert's ``w_in``/``w_gate`` for an MoE)."""
-    mlps = mlps_of(mlp)
+    mlps = experts_of(mlp)
     tags = [f"experts.{e}." for e in range(len(mlps))] if isinstance(mlp, MoE) else [""]
     out = [f"{prefix}router"] if isinstance(mlp, MoE) else []
     for tag, m in zip(tags, mlps):
@@ -156,7 +154,7 @@ def solved_patches(model: TinyGPT, context_ids: Ids, query_ids: Ids, *,
         pre, mlp = f"blocks.{i}.", block.mlp
         site = _mlp_site(block, x, pos)
         layer = {n: _solve(_linear(model, n), site.v, ctx[n]) for n in _input_names(mlp, pre + "mlp.")}
-        outs = {n: _linear(mlp, n) for n in ([f"experts.{e}.w_out" for e in range(len(mlps_of(mlp)))]
+        outs = {n: _linear(mlp, n) for n in ([f"experts.{e}.w_out" for e in range(len(experts_of(mlp)))]
                                              if isinstance(mlp, MoE) else ["w_out"])}
         with apply_patches(model, Patches(layer, {}, T, n_c)):  # the hidden states the solved inputs give
             rec, m_cur = _mlp_io(mlp, site.v, outs)
