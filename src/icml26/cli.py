@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, NoReturn

@@ -1,9 +1,42 @@
-"""Parity of the numpy environments with gymnasium's (bit for bit)."""
+"""Parity of the numpy environments with gymnasium's (bit for bit), gymnasium being the oracle."""
 
+import gymnasium as gym
 import numpy as np
+import pytest
 
 from icml26.papers.chebyshev_rl import mc_rollout, pendulum_rollout
-from icml26.papers.chebyshev_rl._envs import mc_rollout_gym, pendulum_rollout_gym
+
+
+def mc_rollout_gym(policy, x0, *, max_steps=999):
+    """One episode of gymnasium's own MountainCarContinuous-v0 from (x0, 0)."""
+    env = gym.make("MountainCarContinuous-v0", max_episode_steps=max_steps)
+    obs, _ = env.reset(seed=0, options={"low": float(x0), "high": float(x0)})
+    ret, steps, xs = 0.0, 0, []
+    while True:
+        a = np.asarray(policy(obs[None, :]), dtype=np.float32).reshape(-1)
+        obs, r, term, trunc, _ = env.step(a)
+        ret, steps = ret + float(r), steps + 1
+        xs.append(obs.copy())
+        if term or trunc:
+            break
+    env.close()
+    return {"returns": ret, "steps": steps, "success": bool(term), "obs": np.array(xs)}
+
+
+def pendulum_rollout_gym(policy, theta0, thetadot0, *, max_steps=200):
+    """The return of one gymnasium Pendulum-v1 episode from the state (theta0, thetadot0)."""
+    env = gym.make("Pendulum-v1", max_episode_steps=max_steps)
+    env.reset(seed=0)
+    env.unwrapped.state = np.array([theta0, thetadot0], dtype=np.float64)
+    obs = env.unwrapped._get_obs()
+    ret = 0.0
+    for _ in range(max_steps):
+        obs, r, term, trunc, _ = env.step(np.asarray(policy(obs[None, :]), dtype=np.float32).reshape(-1))
+        ret += float(r)
+        if term or trunc:
+            break
+    env.close()
+    return ret
 
 
 def _wobbly(scale):
@@ -40,7 +73,7 @@ def test_pendulum_parity_with_gymnasium():
 def test_rollouts_reject_bad_actions_and_starts():
     import pytest
 
-    two = lambda o: np.zeros((o.shape[0], 2))  # (B, 2): only column 0 used to be read
+    two = lambda o: np.zeros((o.shape[0], 2))  # (B, 2): not one action per row
     with pytest.raises(ValueError, match="one action per row"):
         mc_rollout(two, [-0.5, -0.45])
     with pytest.raises(ValueError, match="one action per row"):
@@ -78,3 +111,58 @@ def test_rollouts_accept_a_policy_object_with_act_like_policy_returns():
                                   pendulum_rollout(pend.act, [0.5], [0.0], max_steps=20)["returns"])
     with pytest.raises(TypeError, match=r"policy must be callable obs -> actions or have an act\(obs\) method"):
         mc_rollout(object(), -0.5)
+
+
+def _full(a):
+    return lambda o: np.full((o.shape[0], 1), a)
+
+
+@pytest.mark.parametrize("x0", [0.4490544290689666, 0.44905, 0.449, 0.4495, 0.45, 0.5])
+@pytest.mark.parametrize("a", [1.0, 0.3, -1.0, 2.0])
+def test_goal_test_near_the_goal_matches_gymnasium(x0, a):
+    """The first step's goal test runs on gymnasium's float64 state, before the float32 cast: from x0 = 0.44905442...
+    with a = 1 the float64 position is 0.44999999..., short of the goal (its float32 cast reads 0.45)."""
+    g = mc_rollout_gym(_full(a), x0)
+    n = mc_rollout(_full(a), [x0], record=True)
+    assert (g["steps"], g["success"], g["returns"]) == (n["steps"][0], n["success"][0], n["returns"][0])
+    np.testing.assert_array_equal(g["obs"][:, 0], n["xs"][: g["steps"], 0])
+
+
+def test_random_actions_from_random_starts_match_gymnasium():
+    rs = np.random.default_rng(11)
+    for x0 in np.concatenate([rs.uniform(-1.2, 0.6, 6), rs.uniform(0.43, 0.45, 6)]):
+        acts = rs.uniform(-1.5, 1.5, 999).astype(np.float32)
+        step = iter(range(10**6))
+
+        def pol(o, acts=acts, step=step):
+            return np.full((o.shape[0], 1), acts[min(next(step), 998)])
+
+        g = mc_rollout_gym(pol, x0)
+        step2 = iter(range(10**6))
+        n = mc_rollout(lambda o, acts=acts, step2=step2: np.full((o.shape[0], 1), acts[min(next(step2), 998)]), [x0])
+        assert (g["steps"], g["success"], g["returns"]) == (n["steps"][0], n["success"][0], n["returns"][0])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_non_finite_actions_raise_here_while_gymnasium_steps_on():
+    """Documented difference: gymnasium takes a NaN action (NaN state and rewards) and an infinite one (clipped in
+    the dynamics, reward -inf); mc_rollout refuses both."""
+    env = gym.make("MountainCarContinuous-v0")
+    env.reset(seed=0, options={"low": -0.5, "high": -0.5})
+    obs, r, *_ = env.step(np.array([np.nan], dtype=np.float32))
+    assert np.isnan(r) and np.isnan(obs).all()
+    env.reset(seed=0, options={"low": -0.5, "high": -0.5})
+    _, r, *_ = env.step(np.array([np.inf], dtype=np.float32))
+    assert r == -np.inf
+    pend = gym.make("Pendulum-v1")
+    pend.reset(seed=0)
+    _, r, *_ = pend.step(np.array([np.nan], dtype=np.float32))
+    assert np.isnan(r)
+    pend.reset(seed=0)
+    _, r, *_ = pend.step(np.array([np.inf], dtype=np.float32))  # the torque is clipped to 2 first
+    assert np.isfinite(r)
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="non-finite"):
+            mc_rollout(_full(bad), [-0.5])
+        with pytest.raises(ValueError, match="non-finite"):
+            pendulum_rollout(_full(bad), [0.1], [0.0])

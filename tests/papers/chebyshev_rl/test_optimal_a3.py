@@ -9,9 +9,9 @@ from icml26.papers.chebyshev_rl import (
     optimal_gains,
     optimal_params,
 )
-from icml26.papers.chebyshev_rl._experiments import richer_search
 from icml26.papers.chebyshev_rl._optimal import eq_a2
 from icml26.papers.chebyshev_rl._optimal_a3 import eq_a3
+from icml26.papers.chebyshev_rl._search import richer_search
 
 
 def test_eq_a3_with_low_threshold_is_eq_a2():

@@ -138,3 +138,26 @@ def test_mlp_rejects_bad_sizes_action_box_and_nan_observations():
         pol.act_with(pol.get_params()[None, :], np.array([[0.0, np.inf]]))
     with pytest.raises(ValueError, match="action_high > action_low"):
         ChebyshevPolicy(MC_LOW, MC_HIGH, 1, degree=1, action_high=np.inf)
+
+
+def test_features_refuse_bad_shapes_and_huge_bases_up_front():
+    import time
+
+    from icml26.papers.chebyshev_rl import mc_starts
+
+    with pytest.raises(ValueError, match="z must be 1 or 2-dimensional"):
+        chebyshev_features(np.zeros((2, 3, 2)), 3)  # not to be read as rows of a batch
+    z = np.random.default_rng(0).uniform(-1, 1, size=(58, 4))
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="degree=60"):
+        chebyshev_features(z, 60)  # 58 x 61**4 values: 6.4 GB
+    with pytest.raises(ValueError, match="degree"):
+        chebyshev_T(np.zeros(10), 10**9)
+    with pytest.raises(ValueError, match="degree"):
+        ChebyshevPolicy(np.zeros(6) - 1, np.ones(6), 1, degree=40)
+    assert time.perf_counter() - t < 1.0  # refused before allocating
+    assert chebyshev_features(np.array([0.5, -0.25]), 3).shape == (1, 16)  # one point as (n,)
+    with pytest.raises(TypeError, match="n must be an int"):
+        mc_starts(True)
+    with pytest.raises(TypeError, match="seed"):
+        MLPPolicy(2, 1, seed=None)

@@ -149,3 +149,29 @@ def test_ars_budget_is_checked_between_updates_as_documented(total_steps):
     log = ars(pol, total_steps=total_steps, n_delta=4, seed=0)
     assert len(log.returns) >= 1
     assert total_steps <= log.steps < total_steps + 2 * 4 * 999
+
+
+def test_reinforce_gradient_is_the_common_reinforce_loss_gradient():
+    """The hand-derived Chebyshev gradient of the REINFORCE trainer equals autograd of common.rl.reinforce_loss."""
+    import torch
+
+    from icml26.common.rl import reinforce_advantages, reinforce_loss
+
+    pol = ChebyshevPolicy(LOW, HIGH, 1, degree=2)
+    g = np.random.default_rng(3)
+    theta, sigma = g.normal(size=pol.n_params), 0.5
+    obs = g.uniform(LOW, HIGH, size=(2, 4, 2))  # (B episodes, T steps, 2)
+    eps = g.normal(size=(2, 4))
+    G = np.array([3.0, -1.0])
+    # numpy trainer: upstream_{t,b} = eps / sigma * (G - mean G) / B, summed through d mu / d theta = phi
+    up = (eps.T / sigma * reinforce_advantages(G)[None, :]).ravel() / 2
+    flat = np.concatenate([obs[:, t] for t in range(4)])  # time-major, as the trainer stacks its buffers
+    grad = _mean_and_grad(pol, theta, flat, up)[1]
+    th = torch.tensor(theta, requires_grad=True)
+    phi = torch.as_tensor(pol.features(obs.reshape(-1, 2))).reshape(2, 4, -1)
+    mu = phi @ th
+    u = mu.detach() + sigma * torch.as_tensor(eps)  # the sampled pre-clipping actions
+    logp = -0.5 * ((u - mu) / sigma) ** 2  # log N(u | mu, sigma^2) up to a constant
+    reinforce_loss(logp, torch.as_tensor(reinforce_advantages(G)) * 1.0, mask=torch.ones(2, 4)).backward()
+    assert th.grad is not None
+    np.testing.assert_allclose(grad, -th.grad.numpy(), rtol=1e-10)  # ascent on J = descent on the loss

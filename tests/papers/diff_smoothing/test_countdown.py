@@ -64,12 +64,34 @@ def test_bad_input_rejected():
         CountdownInstance((0, 1, 2), 3, ())
     with pytest.raises(ValueError, match="target must be an int in 0..99"):
         CountdownInstance((1, 2, 3), 120, ())
-    with pytest.raises(ValueError, match="n must be a positive int"):
+    with pytest.raises(ValueError, match="n must be an int"):
         make_instances(0)
     m = make_model(LMConfig(d_model=16), seed=0)
     with pytest.raises(ValueError, match="prompts must be"):
         sample(m, torch.zeros((2, 3), dtype=torch.long), n=1, generator=torch.Generator())
-    with pytest.raises(ValueError, match="instances must be non-empty"):
+    with pytest.raises(ValueError, match="instances must be a non-empty list"):
         grpo_train(m, [], vanilla(), steps=1)
     with pytest.raises(TypeError, match="transform must be an AdvantageTransform"):
         grpo_train(m, make_instances(2), np.mean, steps=1)
+
+
+def test_decode_refuses_ids_outside_the_vocabulary_and_make_instances_refuses_at_once():
+    import time
+
+    from icml26.papers.diff_smoothing import decode
+
+    assert decode([1, 10, 2, 12, 3]) == "1+2*3" and decode(torch.tensor([13])) == "="
+    with pytest.raises(ValueError, match="ids must lie in"):
+        decode([-1])  # not the last token by wrap-around
+    with pytest.raises(ValueError, match="ids must lie in"):
+        decode([9999])  # a ValueError, not an IndexError
+    with pytest.raises(TypeError, match="ids must be integer"):
+        decode([1.0])
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="n = 6397 exceeds the 6396 distinct"):
+        make_instances(6397)  # refused before any search
+    with pytest.raises(ValueError, match="exceeds the 6386 distinct"):
+        make_instances(6387, exclude={i.prompt for i in make_instances(10, seed=3)})
+    assert time.perf_counter() - t < 5.0
+    with pytest.raises(TypeError, match="seed"):
+        make_instances(3, seed=None)

@@ -105,7 +105,7 @@ def test_bad_input_rejected():
         categorical_pass_at_k([], [], 1)
     with pytest.raises(ValueError, match="correct has shape"):
         categorical_pass_at_k([0.5, 0.5], [True], 1)
-    with pytest.raises(ValueError, match="keep_prob must be a probability"):
+    with pytest.raises(ValueError, match=r"keep_prob must be in \[0, 1\]"):
         variant_pass_at_k([0.5, 0.5], [True, False], 1, keep_prob=1.2)
     with pytest.raises(ValueError, match="policy must be finite"):
         correct_set_entropy([np.nan, 1.0], [True, True])

@@ -6,13 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from icml26.common.rl import grpo_advantages as group_advantages
 from icml26.papers.diff_smoothing import (
     AdvantageTransform,
     differential_smoothing,
     differential_smoothing_reward,
     entropy_bonus,
     entropy_minimization,
-    group_advantages,
     vanilla,
 )
 
@@ -64,7 +64,7 @@ def test_shapes_and_mean_zero(p, g, data):
 
 def test_bad_input_rejected():
     t = differential_smoothing(gamma_p=0.1, gamma_n=0.1)
-    with pytest.raises(ValueError, match="rewards must be a non-empty group"):
+    with pytest.raises(ValueError, match="rewards must not be empty"):
         t([], [])
     with pytest.raises(ValueError, match="rewards and logp must have the same shape"):
         t([1.0, 0.0], [-1.0])

@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ._envs import mc_rollout, mc_starts
-from ._optimal_a3 import eq_a3, search_a3
+from icml26.common import validation
+from icml26.papers.chebyshev_rl._envs import mc_rollout, mc_starts
+from icml26.papers.chebyshev_rl._optimal_a3 import eq_a3, search_a3
 
 __all__ = [
     "eq_a2",
@@ -83,12 +84,10 @@ def _optimal_gains_cached(x0: tuple[float, ...], fine: bool) -> tuple[np.ndarray
     return k, c, best
 
 
-def _check_starts(x0: Any) -> np.ndarray:
-    x = np.atleast_1d(np.asarray(x0, dtype=float))
-    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError("x0 must be a finite scalar or 1-D array of start positions")
+def _check_starts(x0: Any, name: str = "x0") -> np.ndarray:
+    x = np.atleast_1d(validation.real_array(x0, name, ndim=(0, 1)))
     if np.any(x < -1.2) or np.any(x > 0.6):
-        raise ValueError(f"x0 must lie in the track [-1.2, 0.6], got range [{x.min()}, {x.max()}]")
+        raise ValueError(f"{name} must lie in the track [-1.2, 0.6], got range [{x.min()}, {x.max()}]")
     return x
 
 
@@ -109,7 +108,7 @@ def _optimal_params_cached(x0: tuple[float, ...], fine: bool, use_table: bool) -
     x = np.asarray(x0, dtype=float)
     P = np.full((x.size, 4), np.nan)
     if fine and use_table:
-        from ._optimal_table import A3_TABLE
+        from icml26.papers.chebyshev_rl._optimal_table import A3_TABLE
 
         grid = mc_starts(len(A3_TABLE))
         j = np.searchsorted(grid, x).clip(0, grid.size - 1)
@@ -159,11 +158,11 @@ def policy_returns(policy: Any, starts: Any) -> np.ndarray:
 
     The per-start returns ``R_pi(x0)`` that enter [P10]'s regret (see :func:`regret`).
     """
-    return mc_rollout(policy, _check_starts(starts))["returns"]  # mc_rollout accepts both (its _as_action_fn)
+    return mc_rollout(policy, _check_starts(starts, "starts"))["returns"]  # a callable or an object with act()
 
 
 def regret(policy: Any, starts: Any = None, *, fine: bool = True) -> float:
     """[P10]'s regret: ``mean_{x0 in starts} (R*(x0) - R_pi(x0))``; ``starts`` defaults to 100 equidistant x0 in
     ``[-0.6, -0.4]``. ``policy`` has ``act(obs)`` or is a callable ``obs (B, 2) -> actions (B, 1)``."""
-    x = mc_starts(100) if starts is None else _check_starts(starts)
+    x = mc_starts(100) if starts is None else _check_starts(starts, "starts")
     return float(np.mean(optimal_mountain_car_return(x, fine=fine) - policy_returns(policy, x)))

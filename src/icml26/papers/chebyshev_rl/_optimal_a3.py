@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 
-from ._envs import mc_rollout
+from icml26.papers.chebyshev_rl._envs import mc_rollout
 
 __all__ = ["A3_NAMES", "eq_a3", "search_a3"]
 

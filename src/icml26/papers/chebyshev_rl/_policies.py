@@ -12,21 +12,31 @@ from typing import Any
 
 import numpy as np
 
-from icml26.common.seeding import rng as _rng
+from icml26.common import validation
+from icml26.papers.chebyshev_rl._args import MAX_ELEMENTS, generator
 
 __all__ = ["ChebyshevPolicy", "MLPPolicy", "chebyshev_T", "chebyshev_features"]
 
 _TOL = 1e-6  # relative slack at the box edges (float32 observations of float64 bounds, e.g. float32(0.07) > 0.07)
 
 
-def chebyshev_T(z: np.ndarray, degree: int) -> np.ndarray:
+def _check_size(rows: int, degree: int, n: int) -> None:
+    """Refuse, before allocating, a basis of ``rows x (degree + 1)**n`` entries above :data:`MAX_ELEMENTS`."""
+    size = rows * (degree + 1) ** n
+    if size > MAX_ELEMENTS:
+        raise ValueError(f"degree={degree} with {n} state dimension(s) and {rows} row(s) needs {size:.3g} basis "
+                         f"values (limit {MAX_ELEMENTS:.3g}, 1 GiB): lower the degree")
+
+
+def chebyshev_T(z: Any, degree: int) -> np.ndarray:
     """Chebyshev polynomials of the first kind ``T_0..T_degree`` at ``z`` (shape ``z.shape + (degree+1,)``).
 
     Implements the three-term recursion ``T_0 = 1, T_1 = z, T_{k+1} = 2 z T_k - T_{k-1}`` used by [P10]'s basis.
+    ``z`` is any real array (finite; the policy evaluates it on [-1, 1]), ``degree`` an int >= 0.
     """
-    if not isinstance(degree, (int, np.integer)) or isinstance(degree, bool) or degree < 0:
-        raise ValueError(f"degree must be an int >= 0, got {degree!r}")
-    z = np.asarray(z, dtype=float)
+    degree = validation.int_at_least(degree, "degree", 0)
+    z = validation.real_array(z, "z", ndim=None)
+    _check_size(z.size, degree, 1)
     out = np.empty(z.shape + (degree + 1,))
     out[..., 0] = 1.0
     if degree >= 1:
@@ -36,13 +46,16 @@ def chebyshev_T(z: np.ndarray, degree: int) -> np.ndarray:
     return out
 
 
-def chebyshev_features(z: np.ndarray, degree: int) -> np.ndarray:
+def chebyshev_features(z: Any, degree: int) -> np.ndarray:
     """Tensor-product basis ``phi_i(z) = prod_j T_{i_j}(z_j)`` for all ``i in {0..degree}^n`` (Eq. of [P10]'s policy).
 
-    ``z`` has shape ``(B, n)`` with entries in ``[-1, 1]``; returns ``(B, (degree+1)**n)``, multi-indices in C order
-    (the first state dimension varies slowest), so for Mountain Car ``(x, v)`` column ``4*i + j`` is ``T_i(x) T_j(v)``.
+    ``z`` has shape ``(B, n)`` (or ``(n,)``: one point) with entries in ``[-1, 1]``; returns
+    ``(B, (degree+1)**n)``, multi-indices in C order (the first state dimension varies slowest), so for Mountain Car
+    ``(x, v)`` column ``4*i + j`` is ``T_i(x) T_j(v)``. A basis above 2**27 values is refused up front.
     """
-    z = np.atleast_2d(np.asarray(z, dtype=float))
+    degree = validation.int_at_least(degree, "degree", 0)
+    z = np.atleast_2d(validation.real_array(z, "z", ndim=(1, 2)))
+    _check_size(z.shape[0], degree, z.shape[1])
     T = chebyshev_T(z, degree)  # (B, n, d+1)
     phi = T[:, 0, :]
     for j in range(1, z.shape[1]):
@@ -51,9 +64,9 @@ def chebyshev_features(z: np.ndarray, degree: int) -> np.ndarray:
 
 
 def _as_bounds(obs_low: Any, obs_high: Any) -> tuple[np.ndarray, np.ndarray]:
-    low = np.atleast_1d(np.asarray(obs_low, dtype=float))
-    high = np.atleast_1d(np.asarray(obs_high, dtype=float))
-    if low.ndim != 1 or low.shape != high.shape:
+    low = np.atleast_1d(validation.real_array(obs_low, "obs_low", ndim=(0, 1), finite=False))
+    high = np.atleast_1d(validation.real_array(obs_high, "obs_high", ndim=(0, 1), finite=False))
+    if low.shape != high.shape:
         raise ValueError(f"obs_low and obs_high must be 1-D of equal length, got shapes {low.shape} and {high.shape}")
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
         raise ValueError(
@@ -96,12 +109,11 @@ class ChebyshevPolicy:
         init_scale: float = 1e-6,
     ) -> None:
         self.obs_low, self.obs_high = _as_bounds(obs_low, obs_high)
-        if not isinstance(action_dim, (int, np.integer)) or isinstance(action_dim, bool) or action_dim < 1:
-            raise ValueError(f"action_dim must be an int >= 1, got {action_dim!r}")
-        if not isinstance(degree, (int, np.integer)) or isinstance(degree, bool) or degree < 0:
-            raise ValueError(f"degree must be an int >= 0, got {degree!r}")
-        if not exploration_std >= 0:
-            raise ValueError(f"exploration_std must be >= 0, got {exploration_std!r}")
+        action_dim = validation.positive_int(action_dim, "action_dim")
+        degree = validation.int_at_least(degree, "degree", 0)
+        _check_size(action_dim, degree, self.obs_low.size)
+        exploration_std = validation.real(exploration_std, "exploration_std", lo=0.0)
+        init_scale = validation.real(init_scale, "init_scale")
         self.action_low = np.broadcast_to(np.asarray(action_low, dtype=float), (action_dim,)).copy()
         self.action_high = np.broadcast_to(np.asarray(action_high, dtype=float), (action_dim,)).copy()
         if not (np.all(np.isfinite(self.action_low)) and np.all(np.isfinite(self.action_high))
@@ -171,9 +183,9 @@ class ChebyshevPolicy:
         C = np.asarray(thetas, dtype=float).reshape(-1, self.action_dim, self.n_basis)
         return self._to_action(np.einsum("bmk,bk->bm", C, self.features(obs)))
 
-    def sample(self, obs: Any, seed: int | np.random.Generator | None) -> np.ndarray:
+    def sample(self, obs: Any, seed: int | np.random.Generator) -> np.ndarray:
         """Exploratory action: ``clip(C phi + exploration_std * eps)`` with ``eps ~ N(0, I)``, explicit ``seed``."""
-        g = _rng(seed)
+        g = generator(seed)
         single = np.asarray(obs).ndim == 1
         u = self.features(obs) @ self.coef.T
         a = self._to_action(u + self.exploration_std * g.standard_normal(u.shape))
@@ -198,22 +210,24 @@ class MLPPolicy:
 
     def __init__(self, obs_dim: int, action_dim: int, *, hidden: tuple[int, ...] = (64, 64),
                  action_low: float | np.ndarray = -1.0, action_high: float | np.ndarray = 1.0,
-                 seed: int | np.random.Generator | None = 0, obs_low: Any = None, obs_high: Any = None) -> None:
+                 seed: int | np.random.Generator = 0, obs_low: Any = None, obs_high: Any = None) -> None:
         for name, n in (("obs_dim", obs_dim), ("action_dim", action_dim), *(("hidden", h) for h in hidden)):
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-                raise TypeError(f"{name} must be an int (or ints), got {n!r}")
-            if n < 1:
-                raise ValueError(f"{name} must be >= 1, got {n}")
+            validation.positive_int(n, name)
+        widths = (int(obs_dim), *map(int, hidden), int(action_dim))
+        n_params = sum((fi + 1) * fo for fi, fo in zip(widths[:-1], widths[1:]))
+        if n_params > MAX_ELEMENTS:
+            raise ValueError(f"hidden={hidden!r} gives {n_params:.3g} parameters (limit {MAX_ELEMENTS:.3g})")
         if (obs_low is None) != (obs_high is None):
             raise ValueError("obs_low and obs_high must be given together")
-        self.obs_low = self.obs_width = None
+        self.obs_low: np.ndarray | None = None
+        self.obs_width: np.ndarray | None = None
         if obs_low is not None:
-            lo = np.broadcast_to(np.asarray(obs_low, dtype=float), (int(obs_dim),)).copy()
-            hi = np.broadcast_to(np.asarray(obs_high, dtype=float), (int(obs_dim),)).copy()
+            lo = np.broadcast_to(validation.real_array(obs_low, "obs_low", ndim=(0, 1)), (int(obs_dim),)).copy()
+            hi = np.broadcast_to(validation.real_array(obs_high, "obs_high", ndim=(0, 1)), (int(obs_dim),)).copy()
             if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
                 raise ValueError("obs_low and obs_high must be finite with obs_high > obs_low")
             self.obs_low, self.obs_width = lo, hi - lo
-        g = _rng(seed)
+        g = generator(seed)
         self.sizes = (int(obs_dim), *map(int, hidden), int(action_dim))
         self.obs_dim, self.action_dim = int(obs_dim), int(action_dim)
         self.action_low = np.broadcast_to(np.asarray(action_low, dtype=float), (action_dim,)).copy()
@@ -251,7 +265,9 @@ class MLPPolicy:
             raise ValueError(f"obs must have trailing dimension {self.obs_dim}, got shape {h.shape}")
         if not np.all(np.isfinite(h)):
             raise ValueError("obs must be finite (NaN or inf found)")
-        return h if self.obs_low is None else 2.0 * (h - self.obs_low) / self.obs_width - 1.0
+        if self.obs_low is None or self.obs_width is None:
+            return h
+        return 2.0 * (h - self.obs_low) / self.obs_width - 1.0
 
     def act_with(self, thetas: np.ndarray, obs: Any) -> np.ndarray:
         """Batched forward pass with one parameter vector per row of ``obs``."""

@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.common.threads import single_thread
-
-from ._trainers import _check_int
+from icml26.common import validation
 
 __all__ = ["CH_PPO_HP", "ENV_IDS", "ZOO_MLP_PPO_HP", "ppo", "sb3_actor_params"]
 
@@ -69,11 +67,13 @@ def _chebyshev_policy_class(degree: int):
         def _build(self, lr_schedule: Any) -> None:
             super()._build(lr_schedule)
             k = self.features_dim
-            self.action_net = torch.nn.Linear(k, self.action_space.shape[0], bias=False)
+            self.action_net = torch.nn.Linear(k, int(np.prod(self.action_space.shape or (1,))), bias=False)
             self.value_net = torch.nn.Linear(k, 1, bias=False)
             torch.nn.init.constant_(self.action_net.weight, 1e-6)  # the authors' initialisation
             torch.nn.init.zeros_(self.value_net.weight)
-            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            # SB3 types optimizer_class as a bare Optimizer, whose stub has no lr
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # pyright: ignore[reportCallIssue]
+                                                  **self.optimizer_kwargs)
 
     return ChebyshevActorCritic
 
@@ -126,13 +126,12 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
     from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
-    if kind not in ("chebyshev", "mlp"):
-        raise ValueError(f"kind must be 'chebyshev' or 'mlp', got {kind!r}")
-    if env not in ENV_IDS:
-        raise ValueError(f"env must be one of {tuple(ENV_IDS)}, got {env!r}")
-    total_steps = _check_int("total_steps", total_steps, 1)
-    if not isinstance(n_envs, int) or n_envs < 1:
-        raise ValueError(f"n_envs must be an int >= 1, got {n_envs!r}")
+    validation.choice(kind, "kind", ("chebyshev", "mlp"))
+    validation.choice(env, "env", tuple(ENV_IDS))
+    total_steps = validation.positive_int(total_steps, "total_steps")
+    seed = validation.seed(seed)
+    degree = validation.int_at_least(degree, "degree", 0, hi=8)
+    n_envs = validation.positive_int(n_envs, "n_envs", hi=64)
     hp = dict(CH_PPO_HP) if hyper is None else dict(hyper)
     per_update = min(int(hp.get("n_steps", 2048)), max(64, total_steps))
     hp["n_steps"] = max(1, per_update // n_envs)
@@ -149,7 +148,7 @@ def ppo(kind: str, *, env: str = "mc", total_steps: int, seed: int = 0, degree: 
     # a logger without outputs, or learn() would create $TMPDIR/SB3-<timestamp>/ on every call
     py_state, np_state = random.getstate(), np.random.get_state()
     try:
-        with torch.random.fork_rng(devices=[]), single_thread(), warnings.catch_warnings():
+        with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
             # SB3 warns when the mini-batch size does not divide the rollout
             warnings.filterwarnings("ignore", message=".*mini-batch size.*", category=UserWarning)
             model = PPO(policy, venv, seed=seed, device="cpu", verbose=0, **hp)

@@ -7,14 +7,16 @@ theta ~ U[-pi, pi], thetadot ~ U[-1, 1]); ARS and REINFORCE use the bit-exact nu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from icml26.common.seeding import rng as _rng
-
-from ._envs import PENDULUM_MAX_STEPS, mc_rollout, pendulum_rollout
+from icml26.common import validation
+from icml26.common.rl import ars_candidates, ars_update, reinforce_advantages
+from icml26.papers.chebyshev_rl._args import generator, positive_real
+from icml26.papers.chebyshev_rl._envs import PENDULUM_MAX_STEPS, mc_rollout, pendulum_rollout
 
 __all__ = ["TrainLog", "ars", "reinforce", "rollout_returns"]
 
@@ -34,25 +36,18 @@ class TrainLog:
 
 
 def _check_env(env: str) -> None:
-    if env not in ENVS:
-        raise ValueError(f"env must be one of {ENVS}, got {env!r}")
+    validation.choice(env, "env", ENVS)
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int >= ``minimum``; a non-integer (float, NaN, bool) raises TypeError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+def _check_policy(policy: Any) -> None:
+    for name in ("get_params", "set_params", "act_with"):
+        if not callable(getattr(policy, name, None)):
+            raise TypeError(f"policy must have get_params, set_params and act_with (a ChebyshevPolicy or MLPPolicy), "
+                            f"got {type(policy).__name__}")
 
 
-def _check_pos(name: str, value: Any) -> float:
-    """``value`` as a finite float > 0, else ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not (
-            isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
+def _act_with(policy: Any, thetas: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    return policy.act_with(thetas, obs)
 
 
 def _random_starts(env: str, n: int, g: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -72,7 +67,7 @@ def rollout_returns(env: str, fn: Any, starts: tuple[np.ndarray, ...]) -> tuple[
 
 
 def ars(policy: Any, *, env: str = "mc", total_steps: int, n_delta: int = 4, n_top: int = 1,
-        step_size: float = 0.018, delta_std: float = 0.1, seed: int | np.random.Generator | None = 0) -> TrainLog:
+        step_size: float = 0.018, delta_std: float = 0.1, seed: int | np.random.Generator = 0) -> TrainLog:
     """Augmented Random Search (Mania et al. 2018, basic V1-t), the derivative-free trainer of [P10]'s CH-ARS.
 
     Each update draws ``n_delta`` directions ``delta ~ N(0, I)``, runs one episode each for ``theta +- nu delta``
@@ -89,31 +84,28 @@ def ars(policy: Any, *, env: str = "mc", total_steps: int, n_delta: int = 4, n_t
     Defaults are the authors' CH-ARS hyper-parameters for Mountain Car.
     """
     _check_env(env)
-    total_steps, n_delta = _check_int("total_steps", total_steps, 1), _check_int("n_delta", n_delta, 1)
-    if _check_int("n_top", n_top, 1) > n_delta:
-        raise ValueError(f"need 1 <= n_top <= n_delta, got n_top={n_top}, n_delta={n_delta}")
-    step_size, delta_std = _check_pos("step_size", step_size), _check_pos("delta_std", delta_std)
-    g = _rng(seed)
+    _check_policy(policy)
+    total_steps = validation.positive_int(total_steps, "total_steps")
+    n_delta = validation.positive_int(n_delta, "n_delta")
+    n_top = validation.positive_int(n_top, "n_top", hi=n_delta)
+    step_size, delta_std = positive_real(step_size, "step_size"), positive_real(delta_std, "delta_std")
+    g = generator(seed)
     theta = policy.get_params()
     log = TrainLog()
     while log.steps < total_steps:
         delta = g.standard_normal((n_delta, theta.size))
-        thetas = np.concatenate([theta + delta_std * delta, theta - delta_std * delta])  # (2 n_delta, d)
+        thetas = ars_candidates(theta, delta, delta_std=delta_std)  # (2 n_delta, d): + then -
         starts = tuple(np.tile(s, 2) for s in _random_starts(env, n_delta, g))
-        r, steps = rollout_returns(env, lambda obs: policy.act_with(thetas, obs), starts)
+        r, steps = rollout_returns(env, functools.partial(_act_with, policy, thetas), starts)
         log.steps += int(steps.sum())
-        rp, rm = r[:n_delta], r[n_delta:]
-        top = np.argsort(-np.maximum(rp, rm), kind="stable")[:n_top]
-        sigma = np.concatenate([rp[top], rm[top]]).std()
-        if sigma > 0:
-            theta = theta + step_size / (n_top * sigma) * ((rp[top] - rm[top]) @ delta[top])
+        theta = ars_update(theta, delta, r[:n_delta], r[n_delta:], step_size=step_size, n_top=n_top)
         log.returns.append(float(r.mean()))
     policy.set_params(theta)
     return log
 
 
 def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes: int = 8, lr: float = 0.01,
-              exploration_std: float | None = None, seed: int | np.random.Generator | None = 0) -> TrainLog:
+              exploration_std: float | None = None, seed: int | np.random.Generator = 0) -> TrainLog:
     """REINFORCE (Williams 1992) with a Gaussian policy ``N(mu_theta(s), sigma^2)`` and a mean-return baseline.
 
     The policy-gradient trainer of [P10]'s CH-REINFORCE and MLP-REINFORCE agents.
@@ -127,11 +119,13 @@ def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes:
     MLP). Trains ``policy`` in place.
     """
     _check_env(env)
-    total_steps = _check_int("total_steps", total_steps, 1)
-    batch_episodes, lr = _check_int("batch_episodes", batch_episodes, 2), _check_pos("lr", lr)
-    sigma = _check_pos("exploration_std",
-                       exploration_std if exploration_std is not None else getattr(policy, "exploration_std", 0.5))
-    g = _rng(seed)
+    _check_policy(policy)
+    total_steps = validation.positive_int(total_steps, "total_steps")
+    batch_episodes = validation.int_at_least(batch_episodes, "batch_episodes", 2)
+    lr = positive_real(lr, "lr")
+    sigma = positive_real(exploration_std if exploration_std is not None else getattr(policy, "exploration_std", 0.5),
+                          "exploration_std")
+    g = generator(seed)
     theta = policy.get_params()
     opt = _Adam(theta.size, lr=lr)
     half = 0.5 * (policy.action_high - policy.action_low)[0]
@@ -152,8 +146,9 @@ def reinforce(policy: Any, *, env: str = "mc", total_steps: int, batch_episodes:
         T = len(obs_buf)
         alive = np.arange(T)[:, None] < steps[None, :]  # (T, B) steps that counted
         # d/dmu log N(u | mu, sigma^2) = (u - mu) / sigma^2 = eps / sigma, weighted by the advantage G - mean G
-        upstream = (np.stack(eps_buf) / sigma * alive * (G - G.mean())[None, :]).ravel() / batch_episodes
+        upstream = (np.stack(eps_buf) / sigma * alive * reinforce_advantages(G)[None, :]).ravel() / batch_episodes
         grad = _mean_and_grad(policy, theta, np.concatenate(obs_buf), upstream)[1]
+        assert grad is not None  # an upstream vector was given
         theta = theta + opt.step(grad)  # ascent
         log.steps += int(steps.sum())
         log.returns.append(float(G.mean()))
@@ -182,7 +177,7 @@ def _mean_and_grad(policy: Any, theta: np.ndarray, obs: np.ndarray,
                    upstream: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Pre-clipping mean ``mu_theta(obs)`` (B,) and, given ``upstream`` (B,), the vector-Jacobian product
     ``sum_b upstream_b d mu_b / d theta`` for the Chebyshev (linear in phi) and MLP (tanh hidden) policies."""
-    from ._policies import ChebyshevPolicy, MLPPolicy
+    from icml26.papers.chebyshev_rl._policies import ChebyshevPolicy, MLPPolicy
 
     if isinstance(policy, ChebyshevPolicy):
         if policy.action_dim != 1:

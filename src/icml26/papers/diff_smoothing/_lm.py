@@ -8,14 +8,15 @@ the number of distinct correct answers from n samples per held-out prompt.
 from __future__ import annotations
 
 import copy
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
+from icml26.common import validation
 from icml26.common.nn import GPTConfig, TinyGPT
+from icml26.common.rl import ppo_clip_loss
 from icml26.common.train import train
 from icml26.papers.diff_smoothing._countdown import (
     COMPLETION_LEN,
@@ -48,7 +49,21 @@ class LMConfig:
 
 def make_model(cfg: LMConfig, *, seed: int) -> TinyGPT:
     """A freshly initialised TinyGPT (weights from ``seed``), the policy of [P32]'s CountDown experiments."""
-    return TinyGPT(cfg.gpt(), seed=seed)
+    if not isinstance(cfg, LMConfig):
+        raise TypeError(f"cfg must be an LMConfig, got {type(cfg).__name__}")
+    return TinyGPT(cfg.gpt(), seed=validation.seed(seed))
+
+
+def _check_model(model: object, name: str = "model") -> None:
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"{name} must be a TinyGPT (make_model), got {type(model).__name__}")
+
+
+def _check_instances(instances: object) -> None:
+    if not isinstance(instances, (list, tuple)) or not instances:
+        raise ValueError("instances must be a non-empty list of CountdownInstance")
+    if not all(isinstance(i, CountdownInstance) for i in instances):
+        raise TypeError("instances must hold CountdownInstance objects (make_instances)")
 
 
 def _completion_loss(model: TinyGPT, seqs: torch.Tensor) -> torch.Tensor:
@@ -62,8 +77,12 @@ def sft(model: TinyGPT, instances: list[CountdownInstance], *, steps: int, lr: f
 
     Builds the SFT base policy π_base of [P32]'s CountDown experiments.
     """
-    if not instances:
-        raise ValueError("instances must be non-empty")
+    _check_model(model)
+    _check_instances(instances)
+    steps = validation.positive_int(steps, "steps")
+    batch_size = validation.positive_int(batch_size, "batch_size")
+    lr = validation.real(lr, "lr", lo=0.0, lo_open=True)
+    seed = validation.seed(seed)
     seqs = torch.from_numpy(sft_targets(instances, zipf=zipf, seed=seed))
     res = train(model, [seqs], _completion_loss, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
                 eval_every=max(1, steps), lr_schedule="cosine")
@@ -75,10 +94,17 @@ def sample(model: TinyGPT, prompts: torch.Tensor, *, n: int, generator: torch.Ge
     """Draw ``n`` completions per prompt. Returns the token ids (B·n, COMPLETION_LEN) and their sequence
     log-probabilities log π(y|x) = Σ_t log π(y_t | x, y_<t) (B·n,) at temperature 1 (the ℓ_i = log π_old(y_i|x)
     of [P32]'s Eq. (6) when drawn from π_old)."""
-    if prompts.ndim != 2 or prompts.shape[1] != PROMPT_LEN:
-        raise ValueError(f"prompts must be (B, {PROMPT_LEN}), got {tuple(prompts.shape)}")
-    if not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    _check_model(model)
+    if not isinstance(prompts, torch.Tensor) or prompts.dtype != torch.long:
+        raise TypeError(f"prompts must be a torch.long tensor of token ids, got {type(prompts).__name__}")
+    if prompts.ndim != 2 or prompts.shape[1] != PROMPT_LEN or prompts.shape[0] == 0:
+        raise ValueError(f"prompts must be (B, {PROMPT_LEN}) with B >= 1, got {tuple(prompts.shape)}")
+    if bool(((prompts < 0) | (prompts >= len(VOCAB))).any()):
+        raise ValueError(f"prompts must hold token ids in [0, {len(VOCAB)})")
+    n = validation.positive_int(n, "n", hi=4096)
+    temperature = validation.real(temperature, "temperature", lo=0.0, lo_open=True)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (an explicit seed), got {type(generator).__name__}")
     x = prompts.repeat_interleave(n, dim=0)
     logp = torch.zeros(x.shape[0], dtype=torch.float32)
     for _ in range(COMPLETION_LEN):
@@ -91,8 +117,8 @@ def sample(model: TinyGPT, prompts: torch.Tensor, *, n: int, generator: torch.Ge
 
 
 def sequence_logp(model: TinyGPT, prompts: torch.Tensor, completions: torch.Tensor) -> torch.Tensor:
-    """log π_θ(y|x) with gradients: the sum of the completion tokens' log-probabilities (B,) (the sequence-level
-    log-probability of [P32]'s GRPO loss)."""
+    """The sequence log-probability log π_θ(y|x) with gradients: the sum of the completion tokens'
+    log-probabilities (B,), as in [P32]'s GRPO loss."""
     seqs = torch.cat([prompts, completions], dim=1)
     logits = model(seqs[:, :-1])[:, PROMPT_LEN - 1 :]
     return F.log_softmax(logits, dim=-1).gather(2, completions.unsqueeze(-1)).squeeze(-1).sum(dim=1)
@@ -122,10 +148,14 @@ def grpo_train(base: TinyGPT, instances: list[CountdownInstance], transform: Adv
     """
     if not isinstance(transform, AdvantageTransform):
         raise TypeError(f"transform must be an AdvantageTransform, got {type(transform).__name__}")
-    if not instances:
-        raise ValueError("instances must be non-empty")
-    if not isinstance(steps, numbers.Integral) or steps < 0 or group_size < 2 or prompts_per_step < 1:
-        raise ValueError("steps >= 0, group_size >= 2 and prompts_per_step >= 1 are required")
+    _check_model(base, "base")
+    _check_instances(instances)
+    steps = validation.int_at_least(steps, "steps", 0)
+    prompts_per_step = validation.positive_int(prompts_per_step, "prompts_per_step")
+    group_size = validation.int_at_least(group_size, "group_size", 2, hi=4096)
+    lr = validation.real(lr, "lr", lo=0.0, lo_open=True)
+    clip = validation.real(clip, "clip", lo=0.0, lo_open=True)
+    seed = validation.seed(seed)
     model = copy.deepcopy(base)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
@@ -141,8 +171,7 @@ def grpo_train(base: TinyGPT, instances: list[CountdownInstance], transform: Adv
         adv = transform(r, np.minimum(logp_old.view(len(batch), group_size).numpy(), 0.0))
         a = torch.as_tensor(adv.reshape(-1), dtype=torch.float32)
         logp = sequence_logp(model, prompts.repeat_interleave(group_size, dim=0), comps)
-        ratio = torch.exp(logp - logp_old)
-        loss = -torch.minimum(ratio * a, torch.clamp(ratio, 1 - clip, 1 + clip) * a).mean()
+        loss = ppo_clip_loss(logp, logp_old, a, clip=clip).loss  # sequence level: one "token" per completion
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -157,9 +186,11 @@ def evaluate(model: TinyGPT, instances: list[CountdownInstance], *, n: int = 32,
              seed: int = 0) -> dict[str, np.ndarray]:
     """Per held-out prompt: unbiased pass@k from ``n`` samples for each k in ``ks`` and the number of distinct
     correct completions among the n samples (the held-out Pass@k and diversity metrics of [P32]'s CountDown claims)."""
-    if not instances:
-        raise ValueError("instances must be non-empty")
-    gen = torch.Generator().manual_seed(int(seed))
+    _check_model(model)
+    _check_instances(instances)
+    n = validation.positive_int(n, "n", hi=4096)
+    ks = tuple(validation.positive_int(k, "ks", hi=n) for k in ks)
+    gen = torch.Generator().manual_seed(validation.seed(seed))
     prompts = torch.tensor([encode_prompt(b) for b in instances], dtype=torch.long)
     comps, _ = sample(model, prompts, n=n, generator=gen)
     r = _rewards(instances, comps, n)

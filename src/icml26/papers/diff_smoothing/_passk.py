@@ -15,6 +15,8 @@ import numbers
 
 import numpy as np
 
+from icml26.common import validation
+
 __all__ = [
     "categorical_pass_at_k",
     "check_correct",
@@ -126,9 +128,7 @@ def variant_pass_at_k(policy: object, correct: object, k: int, *, keep_prob: flo
     see the package card.) Float32 input is computed and returned in float64.
     """
     k = _check_int(k, "k", 1)
-    if not isinstance(keep_prob, numbers.Real) or not 0.0 <= float(keep_prob) <= 1.0:
-        raise ValueError(f"keep_prob must be a probability in [0, 1], got {keep_prob!r}")
-    q = float(keep_prob)
+    q = validation.real(keep_prob, "keep_prob", lo=0.0, hi=1.0)
     p = check_policy(policy)
     c = check_correct(correct, p.shape)
     p2, c2 = np.atleast_2d(p), np.atleast_2d(c)

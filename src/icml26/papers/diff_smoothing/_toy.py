@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from icml26.common.seeding import rng as make_rng
+from icml26.common import validation
 from icml26.papers.diff_smoothing._passk import (
     categorical_pass_at_k,
     check_correct,
@@ -84,20 +84,18 @@ def make_toy_tasks(
     n_answers: int = 32,
     n_correct: tuple[int, int] = (3, 8),
     zipf: float = 1.1,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator = 0,
 ) -> ToyTasks:
     """Draw ``n_prompts`` prompts: π_base ∝ rank^(−``zipf``) over a random order of ``n_answers`` answers, and a
     uniformly random correct set of size U{``n_correct``} (the notes' tabular study of [P32]; sizes and skew are
     ours)."""
-    for name, v in (("n_prompts", n_prompts), ("n_answers", n_answers)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
-    lo, hi = n_correct
+    n_prompts = validation.positive_int(n_prompts, "n_prompts", hi=10**6)
+    n_answers = validation.positive_int(n_answers, "n_answers", hi=10**4)
+    lo, hi = (validation.positive_int(v, "n_correct") for v in n_correct)
     if not 1 <= lo <= hi <= n_answers:
         raise ValueError(f"n_correct must satisfy 1 <= lo <= hi <= n_answers, got {n_correct}")
-    if not zipf >= 0:
-        raise ValueError(f"zipf must be >= 0, got {zipf}")
-    g = make_rng(seed)
+    zipf = validation.real(zipf, "zipf", lo=0.0)
+    g = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(validation.seed(seed))
     w = np.arange(1, n_answers + 1, dtype=float) ** (-float(zipf))
     w /= w.sum()
     base = np.empty((n_prompts, n_answers))
@@ -214,7 +212,7 @@ def train_toy(
     group_size: int = 8,
     ref: str = "old",
     kl_coef: float = 0.0,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator = 0,
     ks: tuple[int, ...] = (4, 16),
     keep_prob: float = 0.5,
     record_every: int = 0,
@@ -222,28 +220,32 @@ def train_toy(
     """Run ``steps`` GRPO updates θ ← θ + η·Δθ on every prompt from θ = log π_base (Eq. 6 of [P32] with ``transform``).
 
     Args:
-        tasks: the prompts. transform: the advantage transform (vanilla, entropy heuristics, DS).
-        steps, lr: number of updates and η. mode: ``"exact"`` or ``"sampled"`` (see the module docstring).
-        group_size: G for ``"sampled"``. ref: ``"old"`` or ``"base"`` (which log π the transform uses).
-        kl_coef: β of the reverse-KL penalty to π_base. seed: sampling seed (``"sampled"`` only).
-        ks, keep_prob: the metrics recorded (see :func:`toy_metrics`). record_every: record every this many steps
-            (0: only the start and the end).
+        tasks: the prompts.
+        transform: the advantage transform (vanilla, entropy heuristics, DS).
+        steps: the number of updates.
+        lr: η.
+        mode: ``"exact"`` or ``"sampled"`` (see the module docstring).
+        group_size: G for ``"sampled"``.
+        ref: ``"old"`` or ``"base"`` (which log π the transform uses).
+        kl_coef: β of the reverse-KL penalty to π_base.
+        seed: sampling seed (``"sampled"`` only; an int >= 0 or a numpy Generator).
+        ks: the k of the pass@k metrics recorded (see :func:`toy_metrics`).
+        keep_prob: q of the variant pass@k recorded.
+        record_every: record every this many steps (0: only the start and the end).
     """
     if not isinstance(tasks, ToyTasks):
         raise TypeError(f"tasks must be ToyTasks, got {type(tasks).__name__}")
     if not isinstance(transform, AdvantageTransform):
         raise TypeError(f"transform must be an AdvantageTransform, got {type(transform).__name__}")
-    if mode not in ("exact", "sampled"):
-        raise ValueError(f"mode must be 'exact' or 'sampled', got {mode!r}")
-    if ref not in ("old", "base"):
-        raise ValueError(f"ref must be 'old' or 'base', got {ref!r}")
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-    if not lr > 0 or not kl_coef >= 0:
-        raise ValueError(f"lr must be > 0 and kl_coef >= 0, got {lr}, {kl_coef}")
-    if mode == "sampled" and (not isinstance(group_size, numbers.Integral) or group_size < 2):
-        raise ValueError(f"group_size must be an int >= 2, got {group_size!r}")
-    g = make_rng(seed)
+    mode = validation.choice(mode, "mode", ("exact", "sampled"))
+    ref = validation.choice(ref, "ref", ("old", "base"))
+    steps = validation.int_at_least(steps, "steps", 0)
+    lr = validation.real(lr, "lr", lo=0.0, lo_open=True)
+    kl_coef = validation.real(kl_coef, "kl_coef", lo=0.0)
+    group_size = validation.int_at_least(group_size, "group_size", 2, hi=10**5)
+    record_every = validation.int_at_least(record_every, "record_every", 0)
+    keep_prob = validation.real(keep_prob, "keep_prob", lo=0.0, hi=1.0)
+    g = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(validation.seed(seed))
     logits = np.log(tasks.base_probs).copy()
     run = ToyRun(policy_=softmax(logits))
     run.history.append((0, toy_metrics(run.policy_, tasks, ks=ks, keep_prob=keep_prob)))
@@ -269,7 +271,9 @@ def kl_optimum(base: object, correct: object, *, beta: float, gamma_p: float, ga
     Args:
         base: π_base, (N,) or (P, N), strictly positive rows summing to 1.
         correct: boolean mask C of ``base``'s shape.
-        beta: β > 0 (finite). gamma_p, gamma_n: γ_p, γ_n >= 0.
+        beta: β > 0 (finite).
+        gamma_p: γ_p >= 0.
+        gamma_n: γ_n >= 0.
     """
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
         raise TypeError(f"beta must be a real number, got {beta!r}")

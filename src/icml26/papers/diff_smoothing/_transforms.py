@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.common import validation
+from icml26.common.rl import dr_grpo_advantages, grpo_advantages
+
 __all__ = [
     "KINDS",
     "AdvantageTransform",
@@ -26,7 +29,6 @@ __all__ = [
     "differential_smoothing_reward",
     "entropy_bonus",
     "entropy_minimization",
-    "group_advantages",
     "smoothed_advantages",
     "vanilla",
 ]
@@ -35,23 +37,19 @@ KINDS = ("vanilla", "entropy_bonus", "entropy_min", "ds")
 
 
 def _as_group(x: object, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.ndim == 0 or a.size == 0 or a.shape[-1] == 0:
+    a = validation.real_array(x, name, ndim=(1, 2))
+    if a.shape[-1] == 0:
         raise ValueError(f"{name} must be a non-empty group (1-D, or 2-D with one group per row), got shape {a.shape}")
-    if a.ndim > 2:
-        raise ValueError(f"{name} must be 1-D or 2-D, got {a.ndim}-D")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite")
     return a
 
 
-def _group_pair(rewards: object, logp: object) -> tuple[np.ndarray, np.ndarray]:
+def _group_pair(rewards: object, logp: object, name: str = "logp") -> tuple[np.ndarray, np.ndarray]:
     r = _as_group(rewards, "rewards")
-    lp = _as_group(logp, "logp")
+    lp = _as_group(logp, name)
     if r.shape != lp.shape:
-        raise ValueError(f"rewards and logp must have the same shape, got {r.shape} and {lp.shape}")
+        raise ValueError(f"rewards and {name} must have the same shape, got {r.shape} and {lp.shape}")
     if np.any(lp > 1e-9):
-        raise ValueError("logp holds log-probabilities, which must be <= 0")
+        raise ValueError(f"{name} holds log-probabilities, which must be <= 0")
     return r, lp
 
 
@@ -59,22 +57,6 @@ def _gamma(x: object, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(float(x)):
         raise TypeError(f"{name} must be a finite real number, got {x!r}")
     return float(x)
-
-
-def group_advantages(rewards: object, *, normalize: bool = True, eps: float = 1e-6) -> np.ndarray:
-    """GRPO advantages A_i = (r̂_i − mean_j r̂_j) / (std_j r̂_j + eps) within each group (last axis): the A_i of [P32]'s
-    Eq. (6) (group-normalised reward). Float32 input is computed and returned in float64.
-
-    ``normalize=False`` keeps only the mean baseline (Dr.GRPO-style). std is the population std (ddof = 0).
-    A group whose rewards are all equal gets A = 0.
-    """
-    r = _as_group(rewards, "rewards")
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps!r}")
-    a = r - r.mean(axis=-1, keepdims=True)
-    if normalize:
-        a = a / (r.std(axis=-1, keepdims=True) + eps)
-    return a
 
 
 def smoothed_advantages(
@@ -91,14 +73,17 @@ def smoothed_advantages(
     Args:
         rewards: r̂_i, shape (G,) or (P, G) (one group per row).
         logp: ℓ_i = log π_ref(y_i|x) (sequence log-probability, summed over tokens), same shape, <= 0.
-        coef_correct, coef_incorrect: α₊, α₋.
-        normalize, eps: passed to :func:`group_advantages`.
+        coef_correct: α₊.
+        coef_incorrect: α₋.
+        normalize: GRPO's group-normalised A_i (:func:`icml26.common.rl.grpo_advantages`, population std + ``eps``);
+            ``False``: the group mean only (:func:`icml26.common.rl.dr_grpo_advantages`).
+        eps: added to the group's std (> 0).
 
     Float32 input is computed and returned in float64.
     """
     r, lp = _group_pair(rewards, logp)
     a_p, a_n = _gamma(coef_correct, "coef_correct"), _gamma(coef_incorrect, "coef_incorrect")
-    a = group_advantages(r, normalize=normalize, eps=eps)
+    a = grpo_advantages(r, eps=eps) if normalize else dr_grpo_advantages(r)
     return a - np.where(r > 0, a_p, a_n) * lp
 
 
@@ -108,7 +93,7 @@ def differential_smoothing_reward(rewards: object, logp_base: object, *, gamma_p
     ``rewards`` = r̂, ``logp_base`` = log π_base(τ) (<= 0), ``gamma_p`` = γ_p >= 0, ``gamma_n`` = γ_n >= 0.
     Float32 input is computed and returned in float64.
     """
-    r, lp = _group_pair(rewards, logp_base)
+    r, lp = _group_pair(rewards, logp_base, "logp_base")
     gp, gn = _gamma(gamma_p, "gamma_p"), _gamma(gamma_n, "gamma_n")
     if gp < 0 or gn < 0:
         raise ValueError(f"gamma_p and gamma_n must be >= 0, got {gp}, {gn}")
