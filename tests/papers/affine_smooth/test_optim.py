@@ -189,6 +189,8 @@ def test_bad_hyper_parameters_rejected():
         rmsprop(lr=0.1, beta2=0.9, eps="x")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="eps"):
         adam(lr=0.1, beta1=0.9, beta2=0.9, eps=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="bias_correction must be a bool"):
+        adam(lr=0.1, beta1=0.9, beta2=0.9, bias_correction=1)  # type: ignore[arg-type]
 
 
 def test_bad_update_input_rejected():
@@ -201,8 +203,12 @@ def test_bad_update_input_rejected():
         m.update(np.array([0.0, np.nan, 1.0]), s, t)
     with pytest.raises(ValueError, match="theta must be finite"):
         m.update(np.zeros(3), s, np.array([np.inf, 0.0, 0.0]))
-    with pytest.raises(ValueError, match="theta must be a non-empty 1-D"):
+    with pytest.raises(ValueError, match="theta must be 1-dimensional"):
         m.init(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="grad must hold real numbers"):
+        m.update(np.zeros(3) + 1j, s, t)
+    with pytest.raises(TypeError, match="grad must hold real numbers"):
+        m.update(np.array(["1", "0", "0"]), s, t)
     with pytest.raises(TypeError, match="state"):
         m.update(np.zeros(3), {"count": 0}, t)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="state.m"):

@@ -132,13 +132,19 @@ def test_bad_input_rejected():
         LogisticRegression(X, np.zeros(10))
     with pytest.raises(ValueError, match="finite"):
         LogisticRegression(np.where(X > 0, np.nan, X), y)
-    with pytest.raises(ValueError, match="X must be a non-empty 2-D"):
+    with pytest.raises(ValueError, match="X must be 2-dimensional"):
         LogisticRegression(X[0], y)
+    with pytest.raises(TypeError, match="X must hold real numbers"):
+        LogisticRegression(X + 1j, y)  # the imaginary part is never silently dropped
+    with pytest.raises(TypeError, match="y must hold real numbers"):
+        LogisticRegression(X, y.astype(complex))
     p = LogisticRegression(X, y)
-    with pytest.raises(ValueError, match=r"theta must have shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"theta must have shape \(3\), got \(4,\)"):
         p.loss(np.zeros(4))
     with pytest.raises(ValueError, match="theta must be finite"):
         p.grad(np.array([0.0, np.inf, 0.0]))
+    with pytest.raises(TypeError, match="theta must hold real numbers"):
+        p.loss(np.zeros(3) + 1j)
     with pytest.raises(ValueError, match="v must have shape"):
         p.hess_vec(np.zeros(3), np.zeros(2))
     with pytest.raises(ValueError, match="unique best arm"):

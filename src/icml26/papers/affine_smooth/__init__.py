@@ -37,7 +37,7 @@ Implementation details / deviations:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icml26.papers.affine_smooth._analysis import (
     AffineSmoothnessFit,
@@ -69,6 +69,9 @@ from icml26.papers.affine_smooth._problems import (
     lower_bound_instance,
     make_separable_data,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - the torch wrappers are imported lazily (__getattr__ below)
+    from icml26.papers.affine_smooth._torch import PureMethodOptimizer, torch_optimizer
 
 __all__ = [
     "AffineSmoothnessFit",

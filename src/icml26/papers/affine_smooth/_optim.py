@@ -92,20 +92,24 @@ def _check_flag(x: object, name: str) -> bool:
 
 
 def _scaled(num: np.ndarray, root_v: np.ndarray, eps: float) -> np.ndarray:
-    """num / (√v + ε), with 0 where the denominator is 0 (then num is 0 too)."""
+    """Num / (√v + ε), with 0 where the denominator is 0 (then num is 0 too)."""
     den = root_v + eps
     out = np.zeros_like(num)
     np.divide(num, den, out=out, where=den > 0)
     return out
 
 
-def _check_state(state: Any, *fields: str) -> OptState:
+def _check_state(state: Any, *fields: str) -> tuple[np.ndarray, ...]:
+    """Check that ``state`` is an :class:`OptState` holding ``fields``; return those buffers."""
     if not isinstance(state, OptState):
         raise TypeError(f"state must be an OptState from this method's init, got {type(state).__name__}")
+    out = []
     for f in fields:
-        if getattr(state, f) is None:
+        buf = getattr(state, f)
+        if buf is None:
             raise ValueError(f"state.{f} is missing: was state made by another method's init?")
-    return state
+        out.append(buf)
+    return tuple(out)
 
 
 def _stateless(name: str, eta: float, direction: Callable[[np.ndarray], np.ndarray]) -> GradientMethod:
@@ -128,7 +132,7 @@ def _identity(g: np.ndarray) -> np.ndarray:
 
 
 def _unit_l2(g: np.ndarray) -> np.ndarray:
-    """g / ‖g‖_2 (0 for g = 0), scaled by max |g_i| first: ‖g‖² underflows for |g| < 1e-154."""
+    """G / ‖g‖_2 (0 for g = 0), scaled by max |g_i| first: ‖g‖² underflows for |g| < 1e-154."""
     big = float(np.max(np.abs(g)))
     if big == 0.0:
         return np.zeros_like(g)
@@ -154,8 +158,8 @@ def heavy_ball(*, lr: float, momentum: float) -> GradientMethod:
 
     def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
         g, t = _check_pair(grad, theta)
-        _check_state(state, "m")
-        m = beta * state.m + g
+        (m_prev,) = _check_state(state, "m")
+        m = beta * m_prev + g
         return t - eta * m, OptState(count=state.count + 1, m=m)
 
     return GradientMethod("heavy_ball", init, update, {"lr": eta, "momentum": beta})
@@ -184,9 +188,9 @@ def rmsprop(*, lr: float, beta2: float, eps: float = 0.0) -> GradientMethod:
 
     def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
         g, t = _check_pair(grad, theta)
-        _check_state(state, "v")
+        (v_prev,) = _check_state(state, "v")
         # v_{k+1} = β2 v_k + (1 − β2) g_k²
-        v = b2 * state.v + (1.0 - b2) * g * g
+        v = b2 * v_prev + (1.0 - b2) * g * g
         return t - eta * _scaled(g, np.sqrt(v), e), OptState(count=state.count + 1, v=v)
 
     return GradientMethod("rmsprop", init, update, {"lr": eta, "beta2": b2, "eps": e})
@@ -217,13 +221,13 @@ def _adam_like(name: str, eta: float, b1: float, b2: float, e: float, bc: bool, 
 
     def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
         g, t = _check_pair(grad, theta)
-        _check_state(state, "m", "v", *(("v_max",) if amsgrad else ()))
+        m_prev, v_prev, *rest = _check_state(state, "m", "v", *(("v_max",) if amsgrad else ()))
         k = state.count + 1
         # m_{k+1} = β1 m_k + (1 − β1) g_k ;  v_{k+1} = β2 v_k + (1 − β2) g_k²
-        m = b1 * state.m + (1.0 - b1) * g
-        v = b2 * state.v + (1.0 - b2) * g * g
-        v_max = np.maximum(state.v_max, v) if amsgrad else None
-        denom_v = v_max if amsgrad else v
+        m = b1 * m_prev + (1.0 - b1) * g
+        v = b2 * v_prev + (1.0 - b2) * g * g
+        v_max = np.maximum(rest[0], v) if amsgrad else None
+        denom_v = v if v_max is None else v_max
         c1 = 1.0 - b1**k if bc else 1.0
         c2 = 1.0 - b2**k if bc else 1.0
         step = _scaled(m / c1, np.sqrt(denom_v / c2), e)
@@ -244,8 +248,8 @@ def adagrad(*, lr: float, eps: float = 0.0) -> GradientMethod:
 
     def update(grad: np.ndarray, state: OptState, theta: np.ndarray) -> tuple[np.ndarray, OptState]:
         g, t = _check_pair(grad, theta)
-        _check_state(state, "v")
-        v = state.v + g * g
+        (v_prev,) = _check_state(state, "v")
+        v = v_prev + g * g
         return t - eta * _scaled(g, np.sqrt(v), e), OptState(count=state.count + 1, v=v)
 
     return GradientMethod("adagrad", init, update, {"lr": eta, "eps": e})

@@ -39,7 +39,7 @@ def _log_softplus_neg(m: np.ndarray) -> np.ndarray:
 
 
 def _lse(x: np.ndarray) -> float:
-    """log Σ exp(x) for a non-empty 1-D array (a lean logsumexp for the inner loops)."""
+    """Log Σ exp(x) for a non-empty 1-D array (a lean logsumexp for the inner loops)."""
     mx = float(np.max(x))
     if not np.isfinite(mx):
         return mx
@@ -105,7 +105,7 @@ class LogisticRegression:
         return float(np.mean(np.logaddexp(0.0, -self.margins(theta))))
 
     def log_loss(self, theta: Any) -> float:
-        """log f(θ), computed in the log domain."""
+        """Log f(θ), computed in the log domain."""
         return float(_lse(_log_softplus_neg(self.margins(theta))) - np.log(self.Z.shape[0]))
 
     def grad(self, theta: Any) -> np.ndarray:
@@ -154,7 +154,7 @@ class SoftmaxBandit:
         return float(self.policy(theta) @ (self.r.max() - self.r))
 
     def log_loss(self, theta: Any) -> float:
-        """log f(θ) = logsumexp_a (log π_a + log(r* − r_a)) over the sub-optimal arms."""
+        """Log f(θ) = logsumexp_a (log π_a + log(r* − r_a)) over the sub-optimal arms."""
         t = _theta(theta, self.dim)
         gap = self.r.max() - self.r
         sub = gap > 0
@@ -206,7 +206,7 @@ class TwoLayerNet:
         return float(np.mean(np.logaddexp(0.0, -self._parts(theta)[2])))
 
     def log_loss(self, theta: Any) -> float:
-        """log f(W), in the log domain."""
+        """Log f(W), in the log domain."""
         m = self._parts(theta)[2]
         return float(_lse(_log_softplus_neg(m)) - np.log(m.size))
 

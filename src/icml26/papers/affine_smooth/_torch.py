@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from icml26.common.validation import choice
 from icml26.papers.affine_smooth import _optim
 from icml26.papers.affine_smooth._optim import GradientMethod
 
@@ -60,6 +61,4 @@ class PureMethodOptimizer(torch.optim.Optimizer):
 def torch_optimizer(params: Iterable[torch.Tensor] | Iterable[dict[str, Any]], name: str, **hyper: Any) -> PureMethodOptimizer:
     """``torch_optimizer(model.parameters(), "rmsprop", lr=0.05, beta2=0.9)``: a :class:`PureMethodOptimizer` for the
     method ``name`` (one of gd, heavy_ball, sign_gd, normalized_gd, rmsprop, adam, amsgrad, adagrad) of [P26]."""
-    if name not in _FACTORIES:
-        raise ValueError(f"name must be one of {sorted(_FACTORIES)}, got {name!r}")
-    return PureMethodOptimizer(params, _FACTORIES[name](**hyper))
+    return PureMethodOptimizer(params, _FACTORIES[choice(name, "name", sorted(_FACTORIES))](**hyper))

@@ -6,6 +6,7 @@ import math
 import numbers
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -101,6 +102,44 @@ def _validate(y, mask, rank, method, tol, max_iter, x_true, eta):  # noqa: ANN00
     return y, m, int(rank), tol, x_true, eta
 
 
+def _solver(method: str, ops: HankelOps, init: Any, y0: np.ndarray, m: np.ndarray, p: float,
+            eta: float | None) -> Any:
+    """The solver object of ``method`` from the shared spectral start."""
+    step = METHODS[method] if eta is None else float(eta)
+    if method != "fiht" and step is None:  # pragma: no cover - every gradient method has a default step
+        raise ValueError(f"method {method!r} needs a step size eta")
+    if method in _SYMMETRIC:
+        return SymmetricGD(ops, takagi_factor(init), y0, m, p, eta=float(step or 0.0), sigma1=float(init.s[0]),
+                           preconditioned=method == "jpgd")
+    if method == "fiht":
+        return FIHT(ops, init, y0, m, p)
+    return AsymmetricGD(ops, init, y0, m, p, eta=float(step or 0.0), scaled=method == "scaledgd")
+
+
+def _iterate(solver: Any, xt: np.ndarray | None, *, tol: float, max_iter: int
+             ) -> tuple[np.ndarray, list[float], list[float], bool]:
+    """Run ``solver`` until the relative change (or, with ``xt``, the relative error) falls below ``tol``."""
+    x = solver.x
+    xt_norm = float(np.linalg.norm(xt)) if xt is not None else 1.0
+    history: list[float] = []
+    errors: list[float] = []
+    with np.errstate(all="ignore"):  # a diverging baseline must end as converged=False, not a warning storm
+        for _ in range(max_iter):
+            x_new = solver.step()
+            change = float(np.linalg.norm(x_new - x)) / max(float(np.linalg.norm(x)), 1e-300)
+            history.append(change)
+            x = x_new
+            if not math.isfinite(change):
+                break
+            if xt is not None:
+                errors.append(float(np.linalg.norm(x - xt)) / xt_norm)
+                if errors[-1] < tol:
+                    return x, history, errors, True
+            elif change < tol:
+                return x, history, errors, True
+    return x, history, errors, False
+
+
 def hankel_complete(
     y: ArrayLike,
     mask: ArrayLike,
@@ -148,38 +187,8 @@ def hankel_complete(
     p = float(m.sum()) / y.size
     y0 = np.where(m, y, 0.0)
     init = spectral_init(ops, y0 / p, rank=rank, rng=make_rng(seed))
-    step = METHODS[method] if eta is None else float(eta)
-    if method != "fiht" and step is None:  # pragma: no cover - every gradient method has a default step
-        raise ValueError(f"method {method!r} needs a step size eta")
-    if method in _SYMMETRIC:
-        solver = SymmetricGD(
-            ops, takagi_factor(init), y0, m, p, eta=float(step or 0.0), sigma1=float(init.s[0]), preconditioned=method == "jpgd"
-        )
-    elif method == "fiht":
-        solver = FIHT(ops, init, y0, m, p)
-    else:
-        solver = AsymmetricGD(ops, init, y0, m, p, eta=float(step or 0.0), scaled=method == "scaledgd")
-    x = solver.x
-    xt_norm = float(np.linalg.norm(xt)) if xt is not None else 1.0
-    history: list[float] = []
-    errors: list[float] = []
-    converged = False
-    with np.errstate(all="ignore"):  # a diverging baseline must end as converged=False, not a warning storm
-        for _ in range(max_iter):
-            x_new = solver.step()
-            change = float(np.linalg.norm(x_new - x)) / max(float(np.linalg.norm(x)), 1e-300)
-            history.append(change)
-            x = x_new
-            if not math.isfinite(change):
-                break
-            if xt is not None:
-                errors.append(float(np.linalg.norm(x - xt)) / xt_norm)
-                if errors[-1] < tol:
-                    converged = True
-                    break
-            elif change < tol:
-                converged = True
-                break
+    solver = _solver(method, ops, init, y0, m, p, eta)
+    x, history, errors, converged = _iterate(solver, xt, tol=tol, max_iter=max_iter)
     return HankelResult(
         x=x,
         iterations=len(history),
