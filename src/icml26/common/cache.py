@@ -1,0 +1,89 @@
+"""A checked cache folder: built once, verified on every use, rebuilt when damaged or stale.
+
+Papers cache what is expensive to rebuild (a converted pretrained model, a trained checkpoint, generations) under the
+cache folder: ``cache_dir`` when given, else ``$ICML26_CACHE_DIR`` (``icml26 reproduce`` sets it inside its ``--out``
+folder; ``0``/``off`` means none). :func:`materialise` keys a folder by everything that determines its content (the
+config, the seed, the source's version) and checks every file's size and sha256 before it is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CACHE_ENV", "MANIFEST", "cache_root", "file_digest", "materialise"]
+
+log = logging.getLogger(__name__)
+
+CACHE_ENV = "ICML26_CACHE_DIR"
+MANIFEST = "icml26-manifest.json"
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file, read in 4 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _verified(folder: Path, key: Mapping[str, Any]) -> bool:
+    """Whether ``folder`` holds a manifest for ``key`` whose every file is there with its size and sha256."""
+    try:
+        man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        files = man["files"]
+        if man.get("key") != dict(key) or not files:
+            return False
+        return all((folder / f).stat().st_size == v["size"] and file_digest(folder / f) == v["sha256"]
+                   for f, v in files.items())
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def materialise(folder: str | os.PathLike[str], *, key: Mapping[str, Any], build: Callable[[Path], None]) -> Path:
+    """``folder`` built once by ``build(tmp)`` and checked on every call (``key``: what determines its content).
+
+    A manifest (``key`` and the size and sha256 of every file ``build`` wrote) is written last. A folder whose
+    manifest is missing, whose ``key`` differs (stale) or whose files do not match it (damaged) is rebuilt: into a
+    fresh folder beside it, renamed into place, so that an interrupted build never leaves a half cache.
+    """
+    folder = Path(folder)
+    if _verified(folder, key):
+        return folder
+    log.info("building %s (missing, stale or damaged)", folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        build(tmp)
+        files = {p.relative_to(tmp).as_posix(): {"size": p.stat().st_size, "sha256": file_digest(p)}
+                 for p in sorted(tmp.rglob("*")) if p.is_file()}
+        (tmp / MANIFEST).write_text(json.dumps({"key": dict(key), "files": files}, indent=1), encoding="utf-8")
+        tmp.chmod(0o755)  # mkdtemp's 0700 would hide the cache from the other users of a shared folder
+        if folder.exists():
+            shutil.rmtree(folder)
+        try:
+            tmp.rename(folder)
+        except OSError:  # another process put its build in place meanwhile: keep it if it checks out
+            if not _verified(folder, key):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The cache folder: ``cache_dir``, else ``$ICML26_CACHE_DIR``, else ``None`` (no caching)."""
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+        raise TypeError(f"cache_dir must be a path or None, got {type(cache_dir).__name__}")
+    raw = os.fspath(cache_dir) if cache_dir is not None else os.environ.get(CACHE_ENV, "")
+    if cache_dir is None and raw.lower() in ("0", "off", "false"):  # as for the other caches of the package
+        raw = ""
+    return Path(raw).expanduser().resolve() if raw else None
