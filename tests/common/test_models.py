@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from icml26.common import models
+from icml26.common import cache, models
 from icml26.common.models import MissingExtraError, byte_tokenizer, materialise, tiny_causal_lm
 
 torch = pytest.importorskip("torch")
@@ -54,10 +54,10 @@ def test_conversion_round_trip_is_written_once_and_checksummed(tmp_path):
 
     build, key = TinySaver(), {"format": 1, "source": "tiny"}
     folder = materialise(tmp_path / "models" / "tiny", key=key, build=build)
-    manifest = json.loads((folder / models.MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads((folder / cache.MANIFEST).read_text(encoding="utf-8"))
     assert manifest["key"] == key and "model.safetensors" in manifest["files"]
     for name, entry in manifest["files"].items():  # the checksums are the files' own
-        assert models.file_digest(folder / name) == entry["sha256"] and (folder / name).stat().st_size == entry["size"]
+        assert cache.file_digest(folder / name) == entry["sha256"] and (folder / name).stat().st_size == entry["size"]
     assert materialise(folder, key=key, build=build) == folder and build.calls == 1  # verified, not rebuilt
     assert {p.name for p in (tmp_path / "models").iterdir()} == {"tiny"}  # no temp folder left beside it
     reloaded = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True).eval()
@@ -81,9 +81,9 @@ def test_a_damaged_cache_is_rebuilt(tmp_path, damage):
     elif damage == "delete_file":
         weights.unlink()
     elif damage == "delete_manifest":
-        (folder / models.MANIFEST).unlink()
+        (folder / cache.MANIFEST).unlink()
     else:
-        (folder / models.MANIFEST).write_text("{not json", encoding="utf-8")
+        (folder / cache.MANIFEST).write_text("{not json", encoding="utf-8")
     materialise(folder, key=key, build=build)
     assert build.calls == 2 and weights.read_bytes() == good  # rebuilt, deterministically the same
 
@@ -93,7 +93,7 @@ def test_a_stale_cache_is_rebuilt(tmp_path):
     materialise(tmp_path / "m", key={"format": 1, "transformers": "5.0"}, build=build)
     materialise(tmp_path / "m", key={"format": 1, "transformers": "5.1"}, build=build)
     assert build.calls == 2
-    assert json.loads((tmp_path / "m" / models.MANIFEST).read_text(encoding="utf-8"))["key"]["transformers"] == "5.1"
+    assert json.loads((tmp_path / "m" / cache.MANIFEST).read_text(encoding="utf-8"))["key"]["transformers"] == "5.1"
 
 
 def test_a_failed_build_leaves_nothing_behind(tmp_path):
