@@ -50,7 +50,7 @@ def new_figure(*, width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(dict(STYLE)):  # type: ignore[arg-type]
         fig = Figure(figsize=(width, height), dpi=100)
         ax = fig.add_subplot(1, 1, 1)
     return fig, ax

@@ -22,6 +22,7 @@ from icml26.claims import Bar, Basis
 __all__ = [
     "EXTRAS",
     "PLATFORMS",
+    "MissingExtraError",
     "ClaimSpec",
     "PaperInfo",
     "RegistryError",
@@ -30,6 +31,7 @@ __all__ = [
     "list_papers",
     "load_claim",
     "load_claims",
+    "missing_modules",
     "missing_requirements",
     "scan",
 ]
@@ -263,17 +265,24 @@ def index_markdown(papers: Sequence[PaperInfo]) -> str:
 
 def missing_requirements(info: PaperInfo) -> list[str]:
     """The extras of ``info.requires`` whose modules cannot be found (e.g. ``["torch"]``)."""
+    return [extra for extra in info.requires if missing_modules(EXTRAS[extra])]
+
+
+def missing_modules(modules: Sequence[str]) -> list[str]:
+    """The import names among ``modules`` that cannot be found (checked with ``find_spec``, never imported)."""
     out = []
-    for extra in info.requires:
-        for mod in EXTRAS[extra]:
-            try:
-                found = importlib.util.find_spec(mod) is not None
-            except (ImportError, ValueError):
-                found = False
-            if not found:
-                out.append(extra)
-                break
+    for mod in modules:
+        try:
+            found = importlib.util.find_spec(mod) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            out.append(mod)
     return out
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is missing; the message names it and the extra that installs it."""
 
 
 def load_claims(key: str) -> dict[str, Any]:

