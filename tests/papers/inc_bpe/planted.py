@@ -16,9 +16,13 @@ def flat_rows(ours: dict[str, float], base: float = 4.0, sizes=(10_000, 100_000,
         for pre in (True, False):
             for impl, g in (("inc_bpe", growth), ("tiktoken", base)):
                 for i, n in enumerate(sizes):
-                    rows.append({"input": kind, "pretokenize": pre, "impl": impl, "n": n,
-                                 "ns_per_byte": 10.0 * g ** (i / (len(sizes) - 1))})
+                    for rep, jitter in enumerate(JITTER):
+                        rows.append({"input": kind, "pretokenize": pre, "impl": impl, "n": n, "rep": rep,
+                                     "ns_per_byte": 10.0 * g ** (i / (len(sizes) - 1)) * jitter})
     return rows
+
+
+JITTER = (0.99, 1.0, 1.01, 1.0, 1.005)  # five repeated timings per size, within 1 %
 
 
 SAME = {"words": True, "pure": True, "pipeline": True}

@@ -90,9 +90,9 @@ def test_cache_off_and_unwritable(tmp_path, tokens):
 def test_cache_folder_resolution(monkeypatch, tmp_path):
     monkeypatch.delenv("ICML26_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_dir(True) == os.path.join(str(tmp_path), "icml26", "inc_bpe")
-    monkeypatch.delenv("XDG_CACHE_HOME")
-    assert cache_dir(True) == os.path.join(os.path.expanduser("~"), ".cache", "icml26", "inc_bpe")
+    assert cache_dir(True) is None  # no folder named by the caller: nothing is written, not even to the user cache
+    monkeypatch.setenv("ICML26_CACHE_DIR", str(tmp_path / "c"))
+    assert cache_dir(True) == os.path.join(str(tmp_path / "c"), "inc_bpe")
     monkeypatch.setenv("ICML26_CACHE_DIR", "0")
     assert cache_dir(True) is None
     assert cache_dir(False) is None

@@ -28,9 +28,14 @@ def test_flat_rule_judges_the_worst_input() -> None:
     held = judge_flat(rows, bars=bars)
     assert held.verdict is Verdict.HOLDS and not held.measured  # wall-clock numbers go to timings only
     assert held.timings["inc_bpe_max_ratio"] == pytest.approx(1.41) and held.timings["tiktoken_max_ratio"] == 4.0
-    assert "'letters'" in held.reason and "tiktoken up to 4" in held.reason
+    assert "4 of 4 inputs hold" in held.reason and "tiktoken up to 4" in held.reason
     failed = judge_flat(P.flat_rows({"a": 1.03, "letters": 1.6}), bars=bars)
     assert failed.verdict is Verdict.FAILS and "misses the bar <= 1.5 (ours)" in failed.reason
+    assert "'letters'" in failed.reason
+    noisy = [dict(r, ns_per_byte=r["ns_per_byte"] * (1.5 if r["rep"] % 2 else 0.7)) for r in rows]
+    assert judge_flat(noisy, bars=bars).verdict is Verdict.INCONCLUSIVE  # a CI across the bar decides nothing
+    few = [r for r in rows if r["rep"] < 2]
+    assert judge_flat(few, bars=bars).verdict is Verdict.INCONCLUSIVE  # two timings per end: no usable CI
     toy = judge_flat(rows, bars=bars, decide=False)
     assert toy.verdict is Verdict.INCONCLUSIVE and "toy sizes" in toy.reason
     with pytest.raises(ValueError, match="no inc_bpe"):

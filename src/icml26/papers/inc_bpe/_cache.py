@@ -6,8 +6,9 @@ is rebuilt from them. One file per vocabulary, named by the sha256 of its tokens
 the sha256 of the payload. A missing, truncated, corrupt or mismatching file is rebuilt and rewritten atomically;
 an unwritable folder disables the cache silently (loading never fails because of it).
 
-Folder: ``cache`` when it is a path; otherwise ``$ICML26_CACHE_DIR``, else ``$XDG_CACHE_HOME/icml26``, else
-``~/.cache/icml26``; then ``inc_bpe/`` inside. ``cache=False`` (or ``ICML26_CACHE_DIR=0``) turns it off.
+Folder: ``cache`` when it is a path; otherwise ``$ICML26_CACHE_DIR`` (``icml26 reproduce`` sets it inside its
+``--out`` folder); then ``inc_bpe/`` inside. Without either nothing is written (the library writes only where its
+caller says); ``cache=False`` (or ``ICML26_CACHE_DIR=0``) turns it off.
 """
 
 from __future__ import annotations
@@ -32,12 +33,9 @@ def cache_dir(cache: bool | str | os.PathLike[str]) -> str | None:
     if cache is not True:
         return os.path.join(os.fspath(cache), "inc_bpe")
     env = os.environ.get("ICML26_CACHE_DIR", "")
-    if env in ("0", "off", "false"):
+    if not env or env.lower() in ("0", "off", "false"):
         return None
-    if env:
-        return os.path.join(env, "inc_bpe")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "icml26", "inc_bpe")
+    return os.path.join(env, "inc_bpe")
 
 
 def vocab_key(tokens: Sequence[bytes]) -> bytes:

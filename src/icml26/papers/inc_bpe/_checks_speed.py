@@ -74,14 +74,17 @@ def check_flat(cfg: FlatConfig, ctx: Context) -> ClaimResult:
             for impl, fns in impls.items():
                 for s in texts.values():
                     nb = len(s.encode())
-                    ns = _best(functools.partial(fns[pre], s), cfg.reps) / nb * 1e9
-                    rows.append({"input": kind, "pretokenize": pre, "impl": impl, "n": nb, "ns_per_byte": ns})
+                    # inc_bpe: cfg.reps single timings (the rule bootstraps over them); baselines: one best-of-3
+                    for rep in range(cfg.reps if impl == "inc_bpe" else 1):
+                        ns = _best(functools.partial(fns[pre], s), 1 if impl == "inc_bpe" else 3) / nb * 1e9
+                        rows.append({"input": kind, "pretokenize": pre, "impl": impl, "n": nb, "rep": rep,
+                                     "ns_per_byte": ns})
     j = judge_flat(rows, bars=ctx.bars, decide=cfg.decide)
     fig, ax = new_figure()
     for kind in cfg.inputs:
         for impl in impls:
             pts = [(r["n"], r["ns_per_byte"]) for r in rows if r["input"] == kind and r["impl"] == impl
-                   and not r["pretokenize"]]
+                   and not r["pretokenize"] and r["rep"] == 0]
             ax.loglog(*zip(*pts), marker="o", color=_COLORS[impl], alpha=0.7,
                       label=impl if kind == cfg.inputs[0] else None)
     ax.set_xlabel("input bytes (no pre-tokenization)")

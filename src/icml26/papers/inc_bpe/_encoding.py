@@ -36,7 +36,7 @@ class Encoding:
             any other with the ``regex`` module.
         special_tokens: special token text -> id (ids must not collide with ``tokens``).
         pretokenize: split with ``pat_str`` first (tiktoken behaviour) or run BPE over the whole byte string.
-        cache: the preprocessing cache folder (True: the user cache folder, see ``_cache``; False: no cache).
+        cache: the preprocessing cache folder (True: ``$ICML26_CACHE_DIR`` when set, else none; False: no cache).
     """
 
     def __init__(
@@ -353,7 +353,7 @@ def load_encoding(name: str, *, pretokenize: bool = True, cache: bool | str | os
 
     Never downloads. Raises ``LookupError`` naming the ``icml26[tokenizers]`` extra when no package ships the file.
     Encodings are memoised per (name, pretokenize) in this process. ``cache``: where the preprocessing cache lives
-    (True: the user cache folder, ``$ICML26_CACHE_DIR`` / ``$XDG_CACHE_HOME/icml26`` / ``~/.cache/icml26``; False:
+    (True: ``$ICML26_CACHE_DIR`` when it is set, else no cache: nothing is written where the caller did not say; False:
     none); it makes later loads about twice as fast.
     """
     if not isinstance(name, str):

@@ -21,7 +21,7 @@ class ExactConfig:
 class FlatConfig:
     sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)
     inputs: tuple[str, ...] = ("a", "-", " ", "letters", "cjk")
-    reps: int = 3
+    reps: int = 5  # repeated timings of inc_bpe per size: the growth CI is over them
     baselines: tuple[str, ...] = ("tiktoken", "hf")
     decide: bool = True  # False at smoke: toy sizes and noisy timings decide nothing
 

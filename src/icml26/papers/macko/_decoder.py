@@ -56,9 +56,10 @@ class TinyDecoder(nn.Module):
     def __init__(self, cfg: DecoderConfig, *, seed: int) -> None:
         super().__init__()
         self.cfg = cfg
-        self.emb = nn.Embedding(cfg.vocab, cfg.d_model)
-        self.blocks = nn.ModuleList(_Block(cfg) for _ in range(cfg.n_layers))
-        self.norm = nn.LayerNorm(cfg.d_model)
+        with torch.random.fork_rng(devices=[]):  # the modules' default init draws from the global RNG: leave it as it was
+            self.emb = nn.Embedding(cfg.vocab, cfg.d_model)
+            self.blocks = nn.ModuleList(_Block(cfg) for _ in range(cfg.n_layers))
+            self.norm = nn.LayerNorm(cfg.d_model)
         g = torch.Generator().manual_seed(int(seed))
         with torch.no_grad():
             for p in self.parameters():
