@@ -16,6 +16,8 @@ import numpy as np
 __all__ = [
     "choice",
     "complex_array",
+    "int_array",
+    "paired_vectors",
     "int_at_least",
     "positive_int",
     "probability_vector",
@@ -96,8 +98,8 @@ def _array(x: Any, name: str, kinds: str, dtype: Any, *, ndim: int | Sequence[in
     except (ValueError, TypeError) as exc:  # ragged nested lists
         raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from exc
     if a.dtype.kind not in kinds:
-        raise TypeError(f"{name} must hold {'real' if 'c' not in kinds else ''} numbers, got dtype {a.dtype}".replace(
-            "  ", " "))
+        what = {"iu": "integers", "biuf": "real numbers"}.get(kinds, "numbers")
+        raise TypeError(f"{name} must hold {what}, got dtype {a.dtype}")
     a = a.astype(dtype, copy=False)
     dims = (ndim,) if isinstance(ndim, int) else ndim
     if dims is not None and a.ndim not in dims:
@@ -143,6 +145,26 @@ def complex_array(
 ) -> np.ndarray:
     """``x`` as a complex128 array (real input is promoted); the other checks as in :func:`real_array`."""
     return _array(x, name, "biufc", np.complex128, ndim=ndim, shape=shape, allow_empty=allow_empty, finite=finite)
+
+
+def int_array(
+    x: Any,
+    name: str,
+    *,
+    ndim: int | Sequence[int] | None = None,
+    shape: Sequence[int | None] | None = None,
+    allow_empty: bool = False,
+) -> np.ndarray:
+    """``x`` as an int64 array (floats, bools, complex, strings refused: ids and counts are integers)."""
+    return _array(x, name, "iu", np.int64, ndim=ndim, shape=shape, allow_empty=allow_empty, finite=False)
+
+
+def paired_vectors(a: Any, name_a: str, b: Any, name_b: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite, non-empty 1-D float64 vectors of the same length (e.g. a gradient and its parameters)."""
+    u, v = real_array(a, name_a, ndim=1), real_array(b, name_b, ndim=1)
+    if u.shape != v.shape:
+        raise ValueError(f"{name_a} and {name_b} must have the same shape, got {u.shape} and {v.shape}")
+    return u, v
 
 
 def probability_vector(x: Any, name: str, *, atol: float = 1e-9) -> np.ndarray:

@@ -197,7 +197,7 @@ def test_bad_update_input_rejected():
     m = adam(lr=0.1, beta1=0.9, beta2=0.9)
     t = np.zeros(3)
     s = m.init(t)
-    with pytest.raises(ValueError, match="shapes disagree"):
+    with pytest.raises(ValueError, match="grad and theta must have the same shape"):
         m.update(np.zeros(2), s, t)
     with pytest.raises(ValueError, match="grad must be finite"):
         m.update(np.array([0.0, np.nan, 1.0]), s, t)

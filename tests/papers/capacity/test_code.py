@@ -120,7 +120,7 @@ def test_bad_input_is_rejected_clearly():
         code_lengths(m, np.full((3, S), V))  # V is the BOS id, not a data token
     with pytest.raises(TypeError, match="dataset must hold integer"):
         code_lengths(m, np.zeros((3, S)))
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(ValueError, match="2-dimensional"):
         code_lengths(m, np.zeros(S, dtype=np.int64))
     with pytest.raises(TypeError, match="model must be a TinyGPT"):
         code_lengths(torch.nn.Linear(2, 2), x)

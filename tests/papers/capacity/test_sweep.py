@@ -120,7 +120,7 @@ def test_sweep_and_training_bad_input():
     m = make_model(1, 4, vocab_size=8, seq_len=4)
     with pytest.raises(ValueError, match="block_size"):
         fit_to_plateau(m, np.zeros((2, 5), dtype=np.int64), config=FAST)
-    with pytest.raises(ValueError, match="at least one sequence"):
+    with pytest.raises(ValueError, match="dataset must not be empty"):
         fit_to_plateau(m, np.zeros((0, 4), dtype=np.int64), config=FAST)
     with pytest.raises(ValueError, match="TrainConfig"):
         TrainConfig(lr=0.0)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from icml26.common.validation import real, real_array
+from icml26.common.validation import paired_vectors, real, real_array
 
 __all__ = [
     "GradientMethod",
@@ -66,11 +66,7 @@ def _as_vector(x: Any, name: str) -> np.ndarray:
 
 
 def _check_pair(grad: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
-    g = _as_vector(grad, "grad")
-    t = _as_vector(theta, "theta")
-    if g.shape != t.shape:
-        raise ValueError(f"grad and theta shapes disagree: {g.shape} vs {t.shape}")
-    return g, t
+    return paired_vectors(grad, "grad", theta, "theta")
 
 
 def _check_lr(lr: float) -> float:

@@ -101,12 +101,17 @@ def markov_sweep(cfg: SweepConfig, seeds: tuple[int, ...], mapper: Mapper | None
                           mapper=mapper).rows
 
 
+def _markov_rows(cfg: SweepConfig, ctx: Context) -> list[dict[str, Any]] | None:
+    """The Markov sweep shared by the group's two claims (``None`` at the paper's scale: not runnable here)."""
+    return None if cfg.full_scale else ctx.shared(markov_sweep, cfg, ctx.seeds, ctx.mapper)
+
+
 def check_rise_then_fall(cfg: SweepConfig, ctx: Context) -> ClaimResult:
     """Sec. 6 of [P01]: on a generalisable distribution, unintended memorisation (against the exact chain) rises with
     N while the data fits in the capacity, then falls as the model generalises."""
-    if cfg.full_scale:
+    rows = _markov_rows(cfg, ctx)
+    if rows is None:
         return _unsupported()
-    rows = ctx.shared(markov_sweep, cfg, ctx.seeds, ctx.mapper)
     j = judge_rise_then_fall(rows, bars=ctx.bars)
     ns, _, mem = seed_table(rows, "mem_bits")
     held = seed_table(rows, "mem_bits_heldout")[2].mean(0)
@@ -127,9 +132,9 @@ def check_rise_then_fall(cfg: SweepConfig, ctx: Context) -> ClaimResult:
 
 def check_mia_to_chance(cfg: SweepConfig, ctx: Context) -> ClaimResult:
     """Sec. 6 of [P01]: loss-threshold membership inference weakens as data/capacity grows, toward chance (AUC 0.5)."""
-    if cfg.full_scale:
+    rows = _markov_rows(cfg, ctx)
+    if rows is None:
         return _unsupported()
-    rows = ctx.shared(markov_sweep, cfg, ctx.seeds, ctx.mapper)
     j = judge_mia(rows, bars=ctx.bars)
     ns, _, auc = seed_table(rows, "mia_auc")
     f1 = seed_table(rows, "mia_f1")[2].mean(0)

@@ -26,7 +26,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from icml26.common.validation import int_at_least, positive_int, probability_vector, real, real_array
+from icml26.common.validation import int_array, int_at_least, positive_int, probability_vector, real, real_array
 from icml26.common.validation import seed as check_seed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -63,18 +63,9 @@ def as_sequences(dataset: object, *, vocab_size: int, name: str = "dataset") -> 
     sequence, or an id out of range; both naming ``name``)."""
     if isinstance(dataset, Tensor):
         dataset = dataset.detach().cpu().numpy()
-    if isinstance(dataset, (str, bytes)):
-        raise TypeError(f"{name} must be an (n_sequences, seq_len) array of token ids, got {type(dataset).__name__}")
-    try:
-        arr = np.asarray(dataset)
-    except (ValueError, TypeError) as exc:  # ragged nested lists
-        raise ValueError(f"{name} must be a rectangular (n_sequences, seq_len) array of token ids: {exc}") from exc
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must be a 2-D (n_sequences, seq_len) array with at least one sequence of length "
-                         f">= 1, got shape {arr.shape}")
-    arr = arr.astype(np.int64, copy=False)
+    arr = int_array(dataset, name, ndim=2)
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must hold sequences of length >= 1, got shape {arr.shape}")
     if arr.min() < 0 or arr.max() >= vocab_size:
         raise ValueError(f"{name} token ids must lie in [0, {vocab_size}), got range [{arr.min()}, {arr.max()}]")
     return arr

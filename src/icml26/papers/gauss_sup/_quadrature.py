@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import log_ndtr
 
-from icml26.common.validation import real_array
+from icml26.common.validation import paired_vectors, real_array
 
 __all__ = ["check_mu_sigma", "check_sets", "expected_max", "expected_max_and_grad", "expected_sum_max",
            "expected_sum_max_and_grad"]
@@ -37,10 +37,7 @@ def _as_float_vector(x: object, name: str) -> np.ndarray:
 
 def check_mu_sigma(mu: object, sigma: object) -> tuple[np.ndarray, np.ndarray]:
     """Validate means μ and standard deviations σ (1-D, same length, finite, σ ≥ 0); return float arrays."""
-    m = _as_float_vector(mu, "mu")
-    s = _as_float_vector(sigma, "sigma")
-    if m.shape != s.shape:
-        raise ValueError(f"mu and sigma must have the same shape, got {m.shape} and {s.shape}")
+    m, s = paired_vectors(mu, "mu", sigma, "sigma")
     if np.any(s < 0):
         raise ValueError("sigma must be >= 0 (standard deviations; negative variances are meaningless)")
     return m, s
