@@ -30,7 +30,8 @@ def test_optimum_rule_says_it_is_about_our_reference():
 
 def test_gap_rule_counts_only_algorithms_where_some_class_learns():
     bars = BARS["mlp_gap"]
-    assert judge_gap(**P.gap([3.9, 4.5, 3.5], [5.0, 6.0, 7.0]), bars=bars).verdict is Verdict.HOLDS
+    held = judge_gap(**P.gap([3.9, 4.5, 3.5], [5.0, 6.0, 7.0]), bars=bars)
+    assert held.verdict is Verdict.HOLDS and held.measured["gap_ratio_ars"][0] == pytest.approx(11.9 / 3.03)
     no_ppo = {"regret_mlp": {"ars": [3.9, 4.5, 3.5], "ppo": [99.7, 99.8, 99.9]},
               "regret_ch": {"ars": P.CH_ARS, "ppo": [99.6, 99.6, 99.6]}}
     j = judge_gap(**no_ppo, bars=bars)  # PPO too short for either class: a regret of ~100 is no result
@@ -39,10 +40,21 @@ def test_gap_rule_counts_only_algorithms_where_some_class_learns():
     assert j.verdict is Verdict.FAILS
     skipped = judge_gap({"ars": [3.9, 4.5, 3.5]}, {"ars": P.CH_ARS}, bars=bars, skipped=("ppo",))
     assert skipped.verdict is Verdict.INCONCLUSIVE and "ppo is not run at this budget" in skipped.reason
-    straddles = judge_gap(**P.gap([0.4, 0.9, 0.6], [5.0, 6.0, 7.0]), bars=bars)
+    straddles = judge_gap(**P.gap([1.2, 3.5, 2.0], [5.0, 6.0, 7.0]), bars=bars)
     assert straddles.verdict is Verdict.INCONCLUSIVE and "straddles" in straddles.reason
     one_seed = judge_gap(**P.gap([3.9], [5.0]), bars=bars)
     assert one_seed.verdict is Verdict.INCONCLUSIVE and "only 1" in one_seed.reason
+
+
+def test_gap_is_large_only_relative_to_what_chebyshev_reaches():
+    bars = BARS["mlp_gap"]
+    as_good = judge_gap(**P.gap([1.1, 1.25, 1.15], [5.0, 6.0, 7.0]), bars=bars)  # regret ~1.2, as CH-ARS's 1.21
+    assert as_good.verdict is Verdict.FAILS and "regret MLP-ars / CH-ars" in as_good.reason
+    assert as_good.measured["regret_mlp_ars"][0] > 0.5  # it would have met the former absolute gap > 0.5
+    twice = judge_gap(**P.gap([2.3, 2.4, 2.2], [5.0, 6.0, 7.0]), bars=bars)  # just above twice CH's regret
+    assert twice.verdict is Verdict.HOLDS
+    zero = judge_gap({"ars": [3.9, 4.5, 3.5]}, {"ars": [1.0, 0.0, 1.0]}, bars=bars)
+    assert zero.verdict is Verdict.INCONCLUSIVE and "ratio is undefined" in zero.reason
 
 
 def test_ratio_rule_tests_the_papers_factor():

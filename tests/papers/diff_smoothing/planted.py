@@ -12,10 +12,21 @@ def collapse(vanilla_distinct: list[float], vanilla_passk: list[float]) -> dict:
             "vanilla": {"distinct_correct": vanilla_distinct, PK: vanilla_passk}, "k": K}
 
 
-def optimum(ds_variant: list[float], n: int = 1) -> dict:
-    va = {"pass@1": [0.55, 0.50, 0.60] * n, VK: [0.86, 0.85, 0.88] * n, "entropy_correct": [0.77, 0.75, 0.79] * n}
-    ds = {"pass@1": [0.78, 0.75, 0.80] * n, VK: ds_variant * n, "entropy_correct": [0.84, 0.83, 0.85] * n}
-    return {"ds": ds, "vanilla": va, "k": K}
+def theorem_grid(n: int = 200, counterexamples: int = 0) -> dict:
+    """DS − vanilla per cell at γ/β = 0.1, 0.5, 0.8 (in the regime) and 2 (beyond it, where DS loses entropy on a
+    third of the cells: never judged). ``counterexamples`` cells at γ/β = 0.8 lose a little entropy, as a near-uniform
+    correct set would if the theorem failed there."""
+    grid = []
+    for g in (0.1, 0.5, 0.8, 2.0):
+        p1 = [0.02 + 0.2 * g + 0.001 * (i % 7) for i in range(n)]
+        vk = [0.01 + 0.05 * g + 0.0005 * (i % 5) for i in range(n)]
+        ent = [0.005 + 0.1 * g + 0.002 * (i % 3) for i in range(n)]
+        if g == 2.0:
+            ent = [-0.03 if i % 3 == 0 else e for i, e in enumerate(ent)]
+        if g == 0.8:
+            ent = [-0.004 if i < counterexamples else e for i, e in enumerate(ent)]
+        grid.append({"gamma_over_beta": g, "pass@1": p1, VK: vk, "entropy_correct": ent})
+    return {"grid": grid}
 
 
 def signs(bonus_entropy: list[float]) -> dict:
@@ -37,8 +48,8 @@ PLANTED = {
         budget_variants=((collapse([1.3, 1.4, 1.35, 1.3, 1.32], [0.71, 0.72, 0.70, 0.7, 0.73]),
                           collapse([1.3, 1.4, 1.35, 1.3, 1.32], [0.9, 0.91, 0.9, 0.92, 0.9])),)),
     "ds_improves_both": Planted(
-        holds=optimum([0.93, 0.92, 0.94]), fails=optimum([0.80, 0.79, 0.81]),
-        budget_variants=((optimum([0.93, 0.92, 0.94], n=100), optimum([0.80, 0.79, 0.81], n=100)),)),
+        holds=theorem_grid(), fails=theorem_grid(counterexamples=3),
+        budget_variants=((theorem_grid(n=2000), theorem_grid(n=2000, counterexamples=3)),)),
     "entropy_heuristics": Planted(holds=signs([0.45, 0.47, 0.43, 0.46]), fails=signs([0.30, 0.32, 0.28, 0.31])),
     "countdown_ds": Planted(holds=countdown([0.75, 0.76, 0.74]), fails=countdown([0.65, 0.66, 0.64])),
 }

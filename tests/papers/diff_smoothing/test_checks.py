@@ -1,4 +1,4 @@
-"""The [P32] checks feed what they measure to their rules (planted CountDown runs; a tiny exact toy)."""
+"""The [P32] checks feed what they measure to their rules (planted CountDown runs; a tiny exact toy and grid)."""
 
 import functools
 
@@ -7,8 +7,10 @@ import numpy as np
 from icml26 import registry
 from icml26.claims import Context, Verdict
 from icml26.papers.diff_smoothing import _checks_countdown as cd
-from icml26.papers.diff_smoothing._checks_toy import check_ds_improves_both, check_entropy_heuristics
-from icml26.papers.diff_smoothing.claims import CollapseConfig, CountdownConfig, ToyConfig
+from icml26.papers.diff_smoothing._checks_optimum import check_ds_improves_both, dirichlet_base_policies
+from icml26.papers.diff_smoothing._checks_toy import check_entropy_heuristics
+from icml26.papers.diff_smoothing._toy import kl_optimum
+from icml26.papers.diff_smoothing.claims import CollapseConfig, CountdownConfig, OptimumConfig, ToyConfig
 
 BARS = {c.id: c.bar_map for c in registry.get_paper("diff_smoothing").claims}
 
@@ -39,16 +41,32 @@ def test_countdown_checks_judge_their_runs_with_the_rules(monkeypatch):
     assert res.verdict is Verdict.HOLDS and np.isclose(res.measured["diff_ci"]["pass@1"][0], 0.05)
 
 
-def test_ds_improves_both_is_judged_at_the_optimum_with_the_finite_steps_as_a_finding():
-    cfg = ToyConfig(n_prompts=30, steps=20, modes=("exact",))
-    ctx = Context(seeds=(0, 1, 2), bars=BARS["ds_improves_both"])
+def test_ds_improves_both_is_judged_over_the_grid_with_the_rest_as_findings():
+    toy = ToyConfig(n_prompts=30, steps=20, modes=("exact",))
+    cfg = OptimumConfig(n_answers=(4, 8), concentrations=(0.3, 3.0), draws=3, gamma_over_beta=(0.2, 0.8, 3.0), toy=toy)
+    ctx = Context(seeds=(0, 1), bars=BARS["ds_improves_both"])
     res = check_ds_improves_both(cfg, ctx)
     assert res.verdict is Verdict.HOLDS, res.reason
-    opt = res.measured["kl_optimum"]
-    assert opt["ds"]["pass@1"] > opt["vanilla"]["pass@1"] and opt["ds"]["entropy_correct"] > opt["vanilla"]["entropy_correct"]
-    (name, text), = res.findings.items()
-    assert "ours" in name and "DS − vanilla after 20 GRPO steps" in text
+    rows = res.measured["by_gamma_over_beta"]
+    assert [r["gamma_over_beta"] for r in rows] == [0.2, 0.8, 3.0]
+    assert all(r["n"] == 2 * 2 * 3 * 2 * 3 * 2 for r in rows)  # seeds x N x f x α x draws x β
+    assert res.measured["cells_in_regime"] == 2 * rows[0]["n"]  # γ/β = 3 is beyond the regime
+    beyond, finite = sorted(res.findings)
+    assert "beyond the regime" in beyond and "γ/β = 3" in res.findings[beyond]
+    assert "ours" in finite and "DS − vanilla after 20 GRPO steps" in res.findings[finite]
     assert len(ctx.memo) == 1  # the training runs went through ctx.shared ...
-    ctx2 = Context(seeds=(0, 1, 2), bars=BARS["entropy_heuristics"], memo=ctx.memo)
-    check_entropy_heuristics(cfg, ctx2)
+    ctx2 = Context(seeds=(0, 1), bars=BARS["entropy_heuristics"], memo=ctx.memo)
+    check_entropy_heuristics(toy, ctx2)
     assert len(ctx.memo) == 1  # ... and the group's other claim reuses them
+
+
+def test_the_grid_draws_valid_base_policies_and_matches_the_closed_form():
+    rng = np.random.default_rng(0)
+    base, correct = dirichlet_base_policies(8, 3, 0.1, 50, rng)
+    assert base.shape == (50, 8) and np.all(base > 0) and np.allclose(base.sum(axis=1), 1.0)
+    assert correct.sum(axis=1).tolist() == [3] * 50
+    beta, g = 0.5, 0.4  # π* ∝ π_base^(1−γ/β) on C (times e^(1/β)), π_base^(1+γ/β) off C
+    ref = np.where(correct, np.exp(1 / beta) * base ** (1 - g), base ** (1 + g))
+    ref /= ref.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(kl_optimum(base, correct, beta=beta, gamma_p=g * beta, gamma_n=g * beta), ref,
+                               rtol=1e-10)

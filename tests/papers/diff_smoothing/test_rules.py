@@ -4,7 +4,7 @@ import pytest
 
 from icml26 import registry
 from icml26.claims import Verdict
-from icml26.papers.diff_smoothing._rules import judge_collapse, judge_countdown, judge_kl_optimum, judge_signs
+from icml26.papers.diff_smoothing._rules import judge_collapse, judge_countdown, judge_signs, judge_theorem
 from support.planted import load_planted
 
 P = load_planted("diff_smoothing")
@@ -30,13 +30,30 @@ def test_collapse_needs_three_seeds():
     assert j.verdict is Verdict.INCONCLUSIVE and "only 2" in j.reason
 
 
-def test_kl_optimum_rule_judges_every_metric():
+def test_theorem_rule_fails_on_one_counterexample_in_the_regime():
     bars = BARS["ds_improves_both"]
-    held = judge_kl_optimum(**P.optimum([0.93, 0.92, 0.94]), bars=bars)
-    assert held.verdict is Verdict.HOLDS and held.reason.startswith("3 of 3 metrics hold")
-    lost = judge_kl_optimum(**P.optimum([0.80, 0.79, 0.81]), bars=bars)
-    assert lost.verdict is Verdict.FAILS and "variant pass@16" in lost.reason
-    assert lost.measured["diff_ci"]["pass@1"][0] == pytest.approx((0.23 + 0.25 + 0.20) / 3)
+    held = judge_theorem(**P.theorem_grid(), bars=bars)
+    assert held.verdict is Verdict.HOLDS and held.measured["cells_in_regime"] == 600
+    beyond = next(r for r in held.measured["by_gamma_over_beta"] if r["gamma_over_beta"] == 2.0)
+    assert beyond["losses_by_metric"]["entropy_correct"] == 67  # counted beyond the regime, never judged
+    one = judge_theorem(**P.theorem_grid(counterexamples=1), bars=bars)
+    assert one.verdict is Verdict.FAILS and "γ/β = 0.8: 1 of 200" in one.reason
+    assert one.measured["worst_diff_in_regime"]["entropy_correct"] == pytest.approx(-0.004)
+
+
+def test_theorem_rule_needs_the_improvement_itself():
+    bars = BARS["ds_improves_both"]
+    grid = P.theorem_grid()["grid"]
+    flat = [{**row, "entropy_correct": [0.0] * len(row["entropy_correct"])} for row in grid]  # DS changes nothing
+    j = judge_theorem(flat, bars=bars)
+    assert j.verdict is Verdict.FAILS and j.measured["parts"] == {"no counterexample": "holds",
+                                                                  "improvement seen": "fails"}
+    rounding = [{**row, "pass@1": [-1e-14] * len(row["pass@1"])} for row in grid]  # float ties, not losses
+    assert judge_theorem(rounding, bars=bars).measured["parts"]["no counterexample"] == "holds"
+    outside_only = [row for row in grid if row["gamma_over_beta"] >= 1.0]
+    assert judge_theorem(outside_only, bars=bars).verdict is Verdict.INCONCLUSIVE
+    with pytest.raises(ValueError, match="common length"):
+        judge_theorem([{**grid[0], "pass@1": [0.1]}], bars=bars)
 
 
 def test_signs_rule():

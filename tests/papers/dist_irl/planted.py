@@ -10,8 +10,15 @@ def shape_rows(sigma_safe: list[float], sigma_risky: list[float], mu_safe: list[
             for s, (a, b, c, d) in enumerate(zip(sigma_safe, sigma_risky, mu_safe, mu_risky))]
 
 
-def agree_rows(agree: list[float]) -> list[dict]:
-    return [{"seed": s, "agree_safe": a} for s, a in enumerate(agree)]
+BC = [0.85, 0.89, 0.92, 0.88, 0.91]  # behaviour cloning of the 10%-noisy demonstrator: about 0.9
+MAXENT = [0.64, 0.66, 0.67, 0.66, 0.67]
+
+
+def agree_rows(dirl: list[float], bc: list[float] | None = None) -> list[dict]:
+    """Per seed, the agreement over every decision state of DIRL, BC and MaxEnt IRL (BC and MaxEnt as measured)."""
+    n = len(dirl)
+    bc = bc if bc is not None else (BC * n)[:n]
+    return [{"seed": s, "dirl": a, "bc": b, "maxent": m} for s, (a, b, m) in enumerate(zip(dirl, bc, (MAXENT * n)[:n]))]
 
 
 def fsd_rows(curve: dict[int, float], n_seeds: int = 3, jitter: float = 0.01) -> list[dict]:
@@ -41,8 +48,8 @@ PLANTED = {
     ),
     "risk_averse_imitation": Planted(
         holds={"rows": agree_rows([1.0, 0.98, 1.0])},
-        fails={"rows": agree_rows([0.5, 0.4, 0.45])},
-        budget_variants=(({"rows": agree_rows([1.0, 0.98] * 5)}, {"rows": agree_rows([0.5, 0.4] * 5)}),),
+        fails={"rows": agree_rows([0.5, 0.5, 0.5])},  # always safe: right in the short context, wrong in the long one
+        budget_variants=(({"rows": agree_rows([1.0, 0.98] * 5)}, {"rows": agree_rows([0.5] * 10)}),),
     ),
     "fsd_decreases": Planted(
         holds={"rows": fsd_rows(FALLS), "at": AT},

@@ -46,18 +46,28 @@ def test_median_ratio_ci():
         median_ratio_ci([])
 
 
-def test_faster_rule():
+def test_faster_rule_judges_the_trained_pairs():
     bars = BARS["faster_convergence"]
-    held = judge_faster(P.step_rows(180, 30), bars=bars)
+    held = judge_faster(P.epoch_rows(17, 10), bars=bars, epochs=60)
     assert held.verdict is Verdict.HOLDS and held.measured["glu_win_share"] == 1.0
-    assert held.measured["by_pair"]["relu/reglu"] == pytest.approx(6.0)
-    slower = judge_faster(P.step_rows(30, 36), bars=bars)
-    assert slower.verdict is Verdict.FAILS and "0 of 15 runs" in slower.reason
-    rows = P.step_rows(100, 80)  # GLU faster in 10 of 15 runs: more than half, fewer than 80 %
-    for r in rows[:5]:
-        r["steps_glu"] = 120
-    mixed = judge_faster(rows, bars=bars)
-    assert mixed.verdict is Verdict.INCONCLUSIVE and mixed.measured["glu_win_share"] == pytest.approx(10 / 15)
+    assert set(held.measured["by_activation"]) == {"relu", "gelu", "silu"}
+    slower = judge_faster(P.epoch_rows(10, 17), bars=bars, epochs=60)
+    assert slower.verdict is Verdict.FAILS and "0 of 9 pairs" in slower.reason
+    tie = judge_faster(P.epoch_rows(10, 10), bars=bars, epochs=60)  # GLU first in 2 of 9 (ties are no win)
+    assert tie.verdict is Verdict.FAILS and tie.measured["glu_win_share"] == pytest.approx(2 / 9)
+    rows = P.epoch_rows(17, 10)  # GLU first in 6 of 9 pairs: more than half, fewer than 80 %
+    for r in rows[:3]:
+        r["epochs_glu"] = 20
+    assert judge_faster(rows, bars=bars, epochs=60).verdict is Verdict.INCONCLUSIVE
+    assert judge_faster(P.epoch_rows(17, 10, n=2), bars=bars, epochs=60).verdict is Verdict.INCONCLUSIVE
+
+
+def test_faster_rule_censors_misses():
+    bars = BARS["faster_convergence"]
+    glu_missed = judge_faster(P.epoch_rows(17, None), bars=bars, epochs=60)  # GLU never reaches the mark: slower
+    assert glu_missed.verdict is Verdict.FAILS and glu_missed.measured["censored_glu"] == 9
+    both = judge_faster(P.epoch_rows(None, None), bars=bars, epochs=60)  # ratio exactly 1: no win, no decision
+    assert both.measured["epochs_ratio"] == [1.0, 1.0, 1.0] and both.measured["parts"]["ratio"] == "inconclusive"
 
 
 @pytest.mark.parametrize(("lin", "tr", "expected"), [

@@ -13,7 +13,8 @@ Claims (words, bars and basis in paper.toml; measured in ``_checks_*.py``, judge
   1. ``vanilla_collapse`` — RL fine-tuning collapses diversity (CountDown: vanilla GRPO vs the SFT base; the exact
      toy only illustrates it, since its correct-set entropy falls by construction).
   2. ``ds_improves_both`` — DS provably improves correctness and diversity: judged where the theory lives, at the
-     closed-form optimum of the KL-regularised objective on the exact toy; the finite-step toy runs are our finding.
+     closed-form optimum of the KL-regularised objective, over random Dirichlet base policies, two β and a grid of
+     γ/β (no counterexample allowed for γ < β); beyond that regime and the finite-step toy runs are our findings.
   3. ``entropy_heuristics`` — entropy heuristics trade correctness for diversity and DS beats them (exact toy).
   4. ``countdown_ds`` — DS improves Pass@1 and Pass@k over vanilla GRPO on CountDown (tiny model, 3 seeds).
 
@@ -24,7 +25,7 @@ Deviations / reconstructions (abstract and secondary notes only; no paper text o
      (closed form, :func:`variant_pass_at_k`). The paper's own toy/theory setting may differ.
   3. "Exact" toy dynamics are the infinite-group limit of GRPO (population-normalised advantages); the sampled mode
      uses G = 8. One update per batch, so the PPO ratio is 1 and clipping never acts. No KL term in the training runs;
-     the KL-regularised optimum (β = 0.5, ours) is computed in closed form.
+     the KL-regularised optimum (β ∈ {0.5, 2}, ours) is computed in closed form.
   4. CountDown-3 (three digits, + − ×, target 0-99) with a 2-layer TinyGPT (d = 48) SFT'd here on skewed
      demonstrations; 100 GRPO steps; orders of magnitude below the paper's 1B-7B models.
 """

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from icml26.claims import Budget, Claim
 from icml26.papers.diff_smoothing._checks_countdown import check_countdown, check_vanilla_collapse
-from icml26.papers.diff_smoothing._checks_toy import check_ds_improves_both, check_entropy_heuristics
+from icml26.papers.diff_smoothing._checks_optimum import check_ds_improves_both
+from icml26.papers.diff_smoothing._checks_toy import check_entropy_heuristics
 
 GAMMA = 0.1  # γ_p = γ_n = γ for DS and γ for the entropy heuristics, fixed before any run (|γ log π| <~ 0.5 here)
 
@@ -22,7 +23,22 @@ class ToyConfig:
     k: int = 16
     keep_prob: float = 0.5
     modes: tuple[str, ...] = ("exact", "sampled")
-    kl_beta: float = 0.5  # β of the KL-regularised optimum (the theory's setting, Eq. 4 with π_base)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OptimumConfig:
+    """``ds_improves_both``: the grid of the KL-regularised optimum (fixed before any run) and the toy runs of the
+    finite-step finding (the ``toy`` group's, shared with ``entropy_heuristics``)."""
+
+    n_answers: tuple[int, ...] = (4, 8, 16)
+    correct_fractions: tuple[float, ...] = (0.25, 0.5, 0.75)  # |C| = max(2, round(f·N)) <= 12
+    concentrations: tuple[float, ...] = (0.1, 0.3, 1.0, 3.0)  # Dirichlet α: from near-deterministic to near-flat
+    draws: int = 25  # base policies per (N, f, α) and seed
+    betas: tuple[float, ...] = (0.5, 2.0)
+    gamma_over_beta: tuple[float, ...] = (0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0, 1.5, 2.0, 3.0, 5.0)
+    k: int = 16
+    keep_prob: float = 0.5
+    toy: ToyConfig = field(default_factory=ToyConfig)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,8 +79,8 @@ CLAIMS = [
                         expected_s=220),
     }),
     Claim("ds_improves_both", check=check_ds_improves_both, budgets={
-        "smoke": Budget(TOY_SMOKE, seeds=1, expected_s=3),
-        "small": Budget(TOY_SMALL, seeds=5, expected_s=30),
+        "smoke": Budget(OptimumConfig(draws=2, toy=TOY_SMOKE), seeds=1, expected_s=3),
+        "small": Budget(OptimumConfig(toy=TOY_SMALL), seeds=5, expected_s=60),
     }),
     Claim("entropy_heuristics", check=check_entropy_heuristics, budgets={
         "smoke": Budget(TOY_SMOKE, seeds=1, expected_s=3),

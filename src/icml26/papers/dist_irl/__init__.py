@@ -10,11 +10,11 @@ distortions, and the baselines MaxEnt IRL (mean matching) and behaviour cloning.
 
 Claims (words, bars and basis in paper.toml; measured in ``_checks.py``, judged in ``_rules.py``), all on our
 two-route benchmark with a CVaR_0.2 expert that takes the other route in 10% of episodes, one shared run per seed:
-  1. ``reward_shape`` - the reward distribution's shape is recovered. The two choices of the task identify only the
-     ordering of the safe and risky laws, and only with the start/goal cells known to pay 0: judged on that fit; the
-     size of the spread (sigma ratio, W1) and the fit with every group learned are reported.
-  2. ``risk_averse_imitation`` - DIRL (every group learned) takes the risk-averse expert's safe route; MaxEnt IRL,
-     BC and other learner distortions are reported.
+  1. ``reward_shape`` - the reward distribution's shape is recovered. The two choices of the task identify at most
+     the ordering of the safe and risky laws, and only with the start/goal cells known to pay 0: judged on the fit
+     with every group learned (as a user would run it); the privileged fit and the size of the spread are reported.
+  2. ``risk_averse_imitation`` - DIRL (every group learned) agrees with the risk-averse expert over every decision
+     state (safe when short, risky when long) and more than BC and MaxEnt IRL; other learner distortions are reported.
   3. ``fsd_decreases`` - the FSD violation against the expert after 500 reward steps, relative to its start.
   4. ``iteration_complexity`` - O(eps^-2) iterations: not judged (a theorem about the paper's algorithm); our
      solver's best-so-far excess-objective slope is reported.
@@ -30,7 +30,7 @@ Deviations / reconstructions (only the abstract was available: no equations, no 
   3. The box |mu| <= 1, sigma in [0.01, 3] fixes the reward scale; the max-margin solution sits on its sigma bounds,
      so the learned sigma_risky / sigma_safe reflects the box and the setting more than the truth (20).
   4. Declaring the absorbing start/goal cells reward-free (``known_rewards``, terminal-state convention) is extra
-     information; imitation and the FSD violation are judged without it. Without it the fit still imitates, but a
+     information; every claim is judged without it. Without it the fit still imitates, but a
      wide neutral reward lets it do so with the safe/risky ordering inverted: the shape is not identified then.
   5. The benchmark (two routes per context, rewards tied by cell type) is ours; the paper's synthetic tasks, MuJoCo and
      neuro-behavioural data are not reproduced. The demonstrator is epsilon-noisy (epsilon = 0.1 per episode), so the

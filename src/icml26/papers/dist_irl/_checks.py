@@ -43,63 +43,70 @@ def _shape_rows(runs: list[dict[str, Any]], suffix: str) -> list[dict[str, Any]]
 
 
 def check_reward_shape(cfg: DirlConfig, ctx: Context) -> ClaimResult:
-    """Abstract of [P18]: the reward distribution is recovered. Judged on what the two-route choices identify: the
-    ordering of the safe and risky laws, on the fit with the start/goal cells known to pay 0 (``_rules.py``)."""
+    """Abstract of [P18]: the reward distribution is recovered. Judged on the fit with every reward group learned
+    (as a user would run it), on what the two-route choices can identify: the ordering of the safe and risky laws
+    (``_rules.py``). The fit given the start/goal rewards is a privileged finding."""
     runs = _runs(cfg, ctx)
-    rows = _shape_rows(runs, "_known")
+    rows = _shape_rows(runs, "")
     j = judge_reward_shape(rows, bars=ctx.bars)
-    free = _shape_rows(runs, "")
-    sig_free = [r["sigma_risky"] / max(r["sigma_safe"], 1e-12) for r in free]
-    gap_free = [r["mu_risky"] - r["mu_safe"] for r in free]
+    known = judge_reward_shape(_shape_rows(runs, "_known"), bars=ctx.bars)
+    sig_known, gap_known = known.measured["sigma_ratio"], known.measured["mean_gap"]
     w1 = {k: [r[k] for r in runs] for k in ("w1_dirl_known", "w1_dirl", "w1_maxent")}
     findings = {
-        "every reward group learned (ours)": (
-            f"{_ci(sig_free, 'σ_risky/σ_safe')}, {_ci(gap_free, 'μ_risky − μ_safe')}; with the start/goal cells "
-            "free the two choices do not identify the ordering (a wide neutral reward explains them either way)"),
+        "start/goal cells known to pay 0 (privileged)": (
+            f"{_ci(sig_known, 'σ_risky/σ_safe')}, {_ci(gap_known, 'μ_risky − μ_safe')}; against the same bars: "
+            f"{known.verdict.value} ({known.reason}). A user does not know these rewards; on this task they are what "
+            "identifies the ordering (without them a wide neutral reward explains the choices either way)"),
         "size of the spread (not identifiable on this task)": (
-            f"σ_risky/σ_safe of the judged fit: median {np.median(j.measured['sigma_ratio']):.3g} (truth "
-            f"{TRUE_SIGMA_RATIO:g}); standardised W1 to the true laws: DIRL {np.mean(w1['w1_dirl_known']):.3f}, "
-            f"DIRL every group learned {np.mean(w1['w1_dirl']):.3f}, MaxEnt IRL (point masses) "
-            f"{np.mean(w1['w1_maxent']):.3f}"),
+            f"σ_risky/σ_safe: median {np.median(j.measured['sigma_ratio']):.3g} every group learned, "
+            f"{np.median(sig_known):.3g} start/goal known (truth {TRUE_SIGMA_RATIO:g}); standardised W1 to the true "
+            f"laws: DIRL {np.mean(w1['w1_dirl']):.3f}, start/goal known {np.mean(w1['w1_dirl_known']):.3f}, MaxEnt "
+            f"IRL (point masses) {np.mean(w1['w1_maxent']):.3f}"),
     }
     fig, ax = new_figure()
     x = np.arange(len(runs))
-    ax.semilogy(x, j.measured["sigma_ratio"], "o", label="start/goal known (judged)")
-    ax.semilogy(x, np.maximum(sig_free, 1e-3), "s", label="every group learned")
+    ax.semilogy(x, np.maximum(j.measured["sigma_ratio"], 1e-3), "o", label="every group learned (judged)")
+    ax.semilogy(x, np.maximum(sig_known, 1e-3), "s", label="start/goal known (privileged)")
     ax.axhline(1.0, ls="--", c="k", lw=0.8)
     ax.axhline(TRUE_SIGMA_RATIO, ls=":", c="g", label="truth")
     ax.set(xlabel="seed", ylabel="learned σ_risky / σ_safe")
     ax.legend()
     return ClaimResult.judged(
         j, summary=(f"median σ_risky/σ_safe {np.median(j.measured['sigma_ratio']):.3g}, mean μ_risky − μ_safe "
-                    f"{np.mean(j.measured['mean_gap']):.3g} (start/goal known)"),
+                    f"{np.mean(j.measured['mean_gap']):.3g} (every group learned); start/goal known: "
+                    f"{np.median(sig_known):.3g}, {np.mean(gap_known):.3g}"),
         rows=rows, findings=findings,
-        measured={"free": {"sigma_ratio": sig_free, "mean_gap": gap_free}, **w1,
+        measured={"known": {"sigma_ratio": sig_known, "mean_gap": gap_known, "verdict": known.verdict.value}, **w1,
+                  "reward_mean": [r["reward_mean"] for r in runs], "reward_std": [r["reward_std"] for r in runs],
                   "reward_mean_known": [r["reward_mean_known"] for r in runs],
                   "reward_std_known": [r["reward_std_known"] for r in runs]},
         figures=[render(fig, name="spread_ratio", caption="Learned σ_risky/σ_safe per seed (above 1: risky wider)")],
-        notes="Groups: 0 start/goal cells, 1 safe cells, 2 risky cells. Pinning the start/goal cells to 0 is the "
-              "terminal-state convention; the other claims are judged with every group learned.")
+        notes="Groups: 0 start/goal cells, 1 safe cells, 2 risky cells. Pinning the start/goal cells to 0 (the "
+              "terminal-state convention) is side information the learner is not given in the judged fit.")
 
 
 def check_risk_averse_imitation(cfg: DirlConfig, ctx: Context) -> ClaimResult:
     """Abstract of [P18]: DRM-aware policies imitate a risk-averse expert. Judged on DIRL with every reward group
-    learned and the expert's own distortion; baselines and other settings are findings."""
+    learned and the expert's own distortion: its agreement with the expert over every decision state, and its margin
+    over behaviour cloning and MaxEnt IRL; other settings are findings."""
     runs = _runs(cfg, ctx)
-    rows = [{"seed": r["seed"], "agree_safe": r["agree_safe"]["dirl_free"]} for r in runs]
+
+    def agree(m: str, key: str = "agree_all") -> list[float]:
+        return [r[key][m] for r in runs]
+
+    rows = [{"seed": r["seed"], "dirl": r["agree_all"]["dirl_free"], "bc": r["agree_all"]["bc"],
+             "maxent": r["agree_all"]["maxent"]} for r in runs]
     j = judge_imitation(rows, bars=ctx.bars)
-
-    def agree(m: str) -> list[float]:
-        return [r["agree_safe"][m] for r in runs]
-
     cvar = {m: float(np.mean([r["cvar"][m] for r in runs])) for m in ("dirl_free", "dirl", "maxent", "expert")}
-    mis = {k: [r["mismatched"][k]["agree_safe"] for r in runs] for k in runs[0]["mismatched"]}
+    mis = {k: [r["mismatched"][k]["agree_all"] for r in runs] for k in runs[0]["mismatched"]}
+    mis_safe = {k: [r["mismatched"][k]["agree_safe"] for r in runs] for k in runs[0]["mismatched"]}
     findings = {
-        "MaxEnt IRL (mean matching; a property of our task)": _ci(agree("maxent"), "P(safe route)"),
-        "behaviour cloning": _ci(agree("bc"), "P(safe route)"),
-        "DIRL, start/goal cells known": _ci(agree("dirl"), "P(safe route)"),
         "DIRL with another distortion than the expert's": "; ".join(
-            f"{k}: {_ci(v, 'P(safe route)')}" for k, v in mis.items()),
+            f"{k}: {_ci(v, 'agreement')}, {_ci(mis_safe[k], 'P(safe route) where the expert is safe')}"
+            for k, v in mis.items()),
+        "DIRL, start/goal cells known (privileged)": _ci(agree("dirl"), "agreement"),
+        "P(safe route) where the expert is safe (a narrower metric; an always-safe policy scores 1)": ", ".join(
+            f"{m} {np.mean(agree(m, 'agree_safe')):.3f}" for m in ("dirl_free", "dirl", "maxent", "bc")),
         "true CVaR_0.2 of the policies (mean over seeds)": ", ".join(f"{k} {v:.3f}" for k, v in cvar.items()),
     }
     fig, ax = new_figure()
@@ -109,17 +116,20 @@ def check_risk_averse_imitation(cfg: DirlConfig, ctx: Context) -> ClaimResult:
     ax.tick_params(axis="x", labelrotation=30)
     level = ctx.bar("agreement").value
     ax.axhline(level[0] if isinstance(level, tuple) else float(level), ls="--", c="k")
-    ax.set_ylabel("P(safe route) where the expert is safe")
+    ax.set_ylabel("agreement with the expert over every decision state")
     return ClaimResult.judged(
-        j, summary=f"P(safe route): DIRL {np.mean(agree('dirl_free')):.3f}, MaxEnt {np.mean(agree('maxent')):.3f}, "
-                   f"BC {np.mean(agree('bc')):.3f}",
+        j, summary=f"agreement over all decision states: DIRL {np.mean(agree('dirl_free')):.3f}, BC "
+                   f"{np.mean(agree('bc')):.3f}, MaxEnt {np.mean(agree('maxent')):.3f}",
         rows=rows, findings=findings,
-        measured={"agree_safe_all": {m: agree(m) for m in ("dirl_free", "dirl", "maxent", "bc")},
-                  "mismatched": mis, "cvar": cvar, "agree_all": [r["agree_all"] for r in runs]},
-        figures=[render(fig, name="imitation", caption="Probability of the expert's safe route in the short context")],
+        measured={"agree_all_by_method": {m: agree(m) for m in ("dirl_free", "dirl", "maxent", "bc")},
+                  "agree_safe": {m: agree(m, "agree_safe") for m in ("dirl_free", "dirl", "maxent", "bc")},
+                  "mismatched": {"agree_all": mis, "agree_safe": mis_safe}, "cvar": cvar},
+        figures=[render(fig, name="imitation", caption="Agreement with the expert over both contexts (short: safe, "
+                        "long: risky)")],
         notes="The demonstrator is the CVaR_0.2-optimal expert taking the other route with probability "
-              f"{cfg.exp.expert_noise} per episode, so each seed's demonstrations differ. The abstract does not say "
-              "whether the learner must know the expert's distortion; the judged fit uses it.")
+              f"{cfg.exp.expert_noise} per episode, so each seed's demonstrations differ; agreement is measured against "
+              "the noise-free expert. The abstract does not say whether the learner must know the expert's distortion; "
+              "the judged fit uses it.")
 
 
 def check_fsd_decreases(cfg: DirlConfig, ctx: Context) -> ClaimResult:

@@ -112,6 +112,9 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
     def agree(pi: np.ndarray) -> float:
         return float(np.mean(1.0 - task.p_risky(pi)[safe_ctx]))
 
+    def agree_all(pi: np.ndarray) -> float:  # decision-state agreement over every context
+        return float(np.mean(1.0 - np.abs(task.p_risky(pi) - task.p_risky(expert))))
+
     def true_cvar(pi: np.ndarray) -> float:
         return float(np.mean([task.true_risk(pi, risk, context=c) for c in range(len(task.starts))]))
 
@@ -128,10 +131,10 @@ def run_seed(cfg: ExperimentConfig, seed: int) -> dict:
         "sigma_ratio_known": sig_known,
         "w1_dirl_known": w1_known,
         "agree_safe": {name: agree(pi) for name, pi in pols.items()},
-        "agree_all": {name: float(np.mean(1.0 - np.abs(task.p_risky(pi) - task.p_risky(expert))))
-                      for name, pi in pols.items()},
+        "agree_all": {name: agree_all(pi) for name, pi in pols.items()},
         "cvar": {**{name: true_cvar(pols[name]) for name in ("dirl_free", "dirl", "maxent")}, "expert": true_cvar(expert)},
-        "mismatched": {name: {"agree_safe": agree(m.policy_), "cvar": true_cvar(m.policy_)} for name, m in mism.items()},
+        "mismatched": {name: {"agree_safe": agree(m.policy_), "agree_all": agree_all(m.policy_),
+                              "cvar": true_cvar(m.policy_)} for name, m in mism.items()},
         "checkpoints": ckpt.tolist(),
         **free,
         **{f"{k}_known": v for k, v in known.items()},

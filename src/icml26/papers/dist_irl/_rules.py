@@ -3,12 +3,14 @@
 One row per seed of the two-route runs (``_checks.py``). Every CI is a percentile bootstrap over seeds, and fewer
 than :data:`~icml26.verdicts.MIN_SEEDS` seeds give ``inconclusive``.
 
-- ``reward_shape``: rows ``{"seed", "mu_safe", "mu_risky", "sigma_safe", "sigma_risky"}`` of the fit with the
-  start/goal cells known to pay 0. The CI of log(σ_risky / σ_safe) must meet ``spread_order`` and that of
-  μ_risky − μ_safe ``mean_order``: the ordering of the two reward laws, which is what the task's choices identify
-  (the size of the spread is not identifiable there, see ``_tasks.py``; it is reported, not judged).
-- ``risk_averse_imitation``: rows ``{"seed", "agree_safe"}`` of DIRL with every reward group learned: the CI of the
-  probability of the expert's safe route against ``agreement``.
+- ``reward_shape``: rows ``{"seed", "mu_safe", "mu_risky", "sigma_safe", "sigma_risky"}`` of the fit with every
+  reward group learned. The CI of log(σ_risky / σ_safe) must meet ``spread_order`` and that of μ_risky − μ_safe
+  ``mean_order``: the ordering of the two reward laws, the most the task's choices can identify (and only with the
+  start/goal rewards known; the size of the spread is not identifiable there, see ``_tasks.py``).
+- ``risk_averse_imitation``: rows ``{"seed", "dirl", "bc", "maxent"}``, each policy's decision-state agreement with
+  the expert averaged over every context: DIRL's CI against ``agreement``, and the paired CIs of DIRL − BC and
+  DIRL − MaxEnt against ``beats_baselines`` (an always-safe policy misses the first, a clone of the noisy
+  demonstrator the second).
 - ``fsd_decreases``: rows ``{"seed", "checkpoints", "violation"}``: the true FSD violation at reward step ``at`` over
   its value at step 0, CI against ``violation_ratio``. The step is fixed, so the verdict does not depend on how long
   the run goes on after it; a run that stops before ``at`` gives ``inconclusive``.
@@ -26,7 +28,7 @@ from icml26.claims import Bar, Verdict
 from icml26.common.stats import bootstrap_ci
 from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of
 
-__all__ = ["RULES", "UNJUDGED", "judge_fsd", "judge_imitation", "judge_reward_shape"]
+__all__ = ["BASELINES", "RULES", "UNJUDGED", "judge_fsd", "judge_imitation", "judge_reward_shape"]
 
 #: a floor for spreads in log ratios (a planted or degenerate zero spread stays finite)
 _TINY = 1e-12
@@ -47,12 +49,24 @@ def judge_reward_shape(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, 
     return Judgement(j.verdict, j.reason, measured)
 
 
+#: the baselines DIRL must beat on agreement (``beats_baselines``): the notes' behaviour cloning and MaxEnt IRL
+BASELINES: tuple[str, ...] = ("bc", "maxent")
+
+
 def judge_imitation(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
-    """``risk_averse_imitation``: DIRL's probability of the expert's safe route meets ``agreement``."""
-    agree = [float(r["agree_safe"]) for r in rows]
-    j = against_bar("P(expert's safe route), DIRL", bootstrap_ci(agree, seed=0), bars["agreement"], n=len(rows),
-                    min_n=MIN_SEEDS)
-    return Judgement(j.verdict, j.reason, {**j.measured, "agree_safe": agree})
+    """``risk_averse_imitation``: DIRL's decision-state agreement over every context meets ``agreement``, and beats
+    each of :data:`BASELINES` paired by seed (``beats_baselines``)."""
+    n = len(rows)
+    agree = [float(r["dirl"]) for r in rows]
+    parts = {"agreement": against_bar("agreement over all decision states, DIRL", bootstrap_ci(agree, seed=0),
+                                      bars["agreement"], n=n, min_n=MIN_SEEDS)}
+    diffs: dict[str, list[float]] = {}
+    for b in BASELINES:
+        diffs[b] = [float(r["dirl"]) - float(r[b]) for r in rows]
+        parts[f"beats {b}"] = against_bar(f"DIRL − {b} agreement", bootstrap_ci(diffs[b], seed=0),
+                                          bars["beats_baselines"], n=n, min_n=MIN_SEEDS)
+    j = all_of(parts, what="parts", show=len(parts))
+    return Judgement(j.verdict, j.reason, {**j.measured, "agree_all": agree, "diff": diffs})
 
 
 def judge_fsd(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar], at: int) -> Judgement:

@@ -1,5 +1,6 @@
 """What the [P21] claims on training measure: the loss crossing (linearised and trained) and the generalisation gap on
-digits, with their figures. The verdicts come from :mod:`icml26.papers.glu_ntk._rules`."""
+digits, with their figures. The digits runs (:func:`digits_runs`) are shared with ``faster_convergence`` (run group
+``digits``). The verdicts come from :mod:`icml26.papers.glu_ntk._rules`."""
 
 from __future__ import annotations
 
@@ -133,7 +134,7 @@ def _gap_row(cfg: GapConfig, data: Any, seed: int, act: str) -> tuple[dict[str, 
     return row, hists
 
 
-def _gap_figure(hists: dict[str, ClassifierHistory], mark: float, seed: int) -> FigureData:
+def digits_figure(hists: dict[str, ClassifierHistory], mark: float, seed: int) -> FigureData:
     fig, ax = new_figure()
     for (kind, h), ls in zip(hists.items(), ("-", "--")):
         ax.plot(h.train_loss, ls=ls, color="C0", label=f"{kind} train")
@@ -146,20 +147,27 @@ def _gap_figure(hists: dict[str, ClassifierHistory], mark: float, seed: int) -> 
     return render(fig, name="digits_curves", caption=f"Digits, seed {seed}: train/test loss.")
 
 
+def digits_runs(cfg: GapConfig, seeds: tuple[int, ...]) -> tuple[list[dict[str, Any]], dict[str, ClassifierHistory]]:
+    """One row per (seed, activation pair) of digits training (:func:`_gap_row`), and the first pair's histories; the
+    run group ``digits`` (``gap_not_reduced``, ``faster_convergence``) computes it once through ``ctx.shared``."""
+    rows: list[dict[str, Any]] = []
+    first: dict[str, ClassifierHistory] = {}
+    for seed in seeds:
+        data = digits_split(seed=seed, n_max=cfg.n_max)
+        for act in cfg.activations:
+            row, hists = _gap_row(cfg, data, seed, act)
+            rows.append(row)
+            first = first or hists
+    return rows, first
+
+
 def check_gap_not_reduced(cfg: GapConfig, ctx: Context) -> ClaimResult:
     """Abstract of [P21]: GLU speeds up optimisation but barely changes the generalisation gap.
 
     Gap = test − train cross-entropy at the first epoch where the train loss is <= ``train_loss_mark``; speed = epochs
     to that mark (a miss censored at ``epochs + 1``).
     """
-    rows: list[dict[str, Any]] = []
-    first: dict[str, ClassifierHistory] = {}
-    for seed in ctx.seeds:
-        data = digits_split(seed=seed, n_max=cfg.n_max)
-        for act in cfg.activations:
-            row, hists = _gap_row(cfg, data, seed, act)
-            rows.append(row)
-            first = first or hists
+    rows, first = ctx.shared(digits_runs, cfg, ctx.seeds)
     j = judge_gap(rows, bars=ctx.bars, epochs=cfg.epochs)
     m = j.measured
     g, s = m["gap_ratio_glu_over_non"], m["epochs_ratio"]
@@ -171,5 +179,5 @@ def check_gap_not_reduced(cfg: GapConfig, ctx: Context) -> ClaimResult:
     acc = {"mean_test_acc_non": float(np.mean([r["test_acc_non"] for r in rows])),
            "mean_test_acc_glu": float(np.mean([r["test_acc_glu"] for r in rows]))}
     return ClaimResult.judged(
-        j, summary=summary, measured=acc, rows=rows, figures=[_gap_figure(first, cfg.train_loss_mark, ctx.seeds[0])],
+        j, summary=summary, measured=acc, rows=rows, figures=[digits_figure(first, cfg.train_loss_mark, ctx.seeds[0])],
         notes="Digits and a two-layer MLP stand in for the paper's ViT / GPT-2 / Mixer runs.")
