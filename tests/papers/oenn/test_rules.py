@@ -52,6 +52,19 @@ def test_uat_needs_seeds_and_two_widths():
     assert judge_uat(straddle, bars=bars).verdict is Verdict.INCONCLUSIVE
 
 
+def test_uat_guard_on_a_too_linear_target():
+    mod = load_planted("oenn")
+    bars = BARS["universal_approximation"]
+    for trend in ((0.5, 0.05), (0.5, 0.4)):  # a trend that would hold, and one that would fail
+        j = judge_uat(mod.uat_rows(*trend, linear=0.3), bars=bars)
+        assert j.verdict is Verdict.INCONCLUSIVE and "too linear" in j.reason
+        assert j.measured["linear_nmse_min"] == pytest.approx(0.3)
+    no_reference = [r for r in mod.uat_rows(0.5, 0.05) if r["width"] > 0]
+    j = judge_uat(no_reference, bars=bars)
+    assert j.verdict is Verdict.INCONCLUSIVE and "linear" in j.reason
+    assert judge_uat(mod.uat_rows(0.5, 0.05, linear=0.5), bars=bars).verdict is Verdict.HOLDS  # on the bar: meets it
+
+
 def test_sbm_precondition_and_seeds():
     mod = load_planted("oenn")
     bars = BARS["heterophilic_sbm"]

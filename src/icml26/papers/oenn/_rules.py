@@ -7,7 +7,8 @@
 - ``exact_equivariance``: per (case, gauge), the worst relative error of both OENNs meets ``equivariance_error``,
   and where the group acts non-trivially the control's error meets ``control_error``.
 - ``universal_approximation``: the paired ratio of mean test NMSE at the smallest over the largest width, bootstrap
-  CI over seeds, meets ``error_ratio`` (>= 3 seeds).
+  CI over seeds, meets ``error_ratio`` (>= 3 seeds); the target must be mostly nonlinear (every seed's best linear
+  equivariant map, the width-0 rows, meets ``linear_nmse``), or the run is inconclusive.
 - ``heterophilic_sbm``: with >= 3 seeds and every graph's homophily within ``homophily``, the paired test-accuracy
   difference sheaf-OENN − GCN and sheaf-OENN − MLP (bootstrap CI over seeds) meets ``accuracy_gain``.
 """
@@ -91,8 +92,18 @@ def judge_uat(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> 
     j = against_bar(f"test NMSE(width {lo_w}) / NMSE(width {hi_w})", est, bars["error_ratio"], n=len(seeds),
                     min_n=MIN_SEEDS)
     means = {str(w): float(np.mean([by[w, s] for s in seeds])) for w in widths}
-    return Judgement(j.verdict, j.reason, {**j.measured, "ratio": est.value, "ratio_ci": [est.lo, est.hi],
-                                            "mean_test_nmse": means})
+    lin = [by[0, s] for s in seeds if (0, s) in by]
+    measured = {**j.measured, "ratio": est.value, "ratio_ci": [est.lo, est.hi], "mean_test_nmse": means,
+                "linear_nmse_min": min(lin) if len(lin) == len(seeds) else float("nan")}
+    if len(lin) < len(seeds):
+        return Judgement(Verdict.INCONCLUSIVE, "no best-linear reference (width 0) for every seed: how nonlinear "
+                         "the target is was not measured", measured)
+    guard = against_bar("best linear equivariant map's test NMSE (smallest over seeds)", min(lin),
+                        bars["linear_nmse"])
+    if guard.verdict is not Verdict.HOLDS:
+        return Judgement(Verdict.INCONCLUSIVE, f"the target is too linear for the width trend to test nonlinear "
+                         f"approximation: {guard.reason} (the trend: {j.reason})", measured)
+    return Judgement(j.verdict, j.reason, measured)
 
 
 def judge_sbm(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar],

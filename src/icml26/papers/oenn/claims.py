@@ -29,11 +29,11 @@ class EquivarianceConfig:
 class UATConfig:
     case: str = "C6-twisted-d2"
     widths: tuple[int, ...] = (4, 8, 16, 32)
-    n_train: int = 2000
+    n_train: int = 1000
     n_test: int = 1000
-    steps: int = 3000
-    lr: float = 3e-3
-    target_hidden: int = 16
+    iterations: int = 400  # full-batch L-BFGS iterations per fit (at most)
+    terms: int = 8  # gated features of the target
+    gain: float = 2.0  # κ of the target's radial gate
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,9 @@ CLAIMS = [
         "full": Budget(EquivarianceConfig(cases=FULL_CASES, samples=20), seeds=5, expected_s=600),
     }),
     Claim("universal_approximation", check=check_uat, budgets={
-        "smoke": Budget(UATConfig(widths=(4, 32), n_train=128, n_test=128, steps=40), seeds=1, expected_s=3),
-        "small": Budget(UATConfig(), seeds=3, expected_s=240),
-        "full": Budget(UATConfig(steps=10000, n_train=8000, n_test=2000), seeds=10, expected_s=3600),
+        "smoke": Budget(UATConfig(widths=(4, 32), n_train=128, n_test=128, iterations=20), seeds=1, expected_s=3),
+        "small": Budget(UATConfig(), seeds=3, expected_s=100),
+        "full": Budget(UATConfig(iterations=2000, n_train=8000, n_test=4000), seeds=10, expected_s=3600),
     }),
     Claim("heterophilic_sbm", check=check_sbm, budgets={
         "smoke": Budget(SBMConfig(n_nodes=60, epochs=20, hidden=8), seeds=1, expected_s=3),
