@@ -76,13 +76,14 @@ def _env(**values: str) -> Iterator[None]:
 def start(ray: Any, *, num_cpus: int | None) -> tuple[str, subprocess.Popen[bytes]]:
     """``ray.init`` a local cluster on loopback (see the module docstring); returns (token, reaper process)."""
     token = os.environ.get(TOKEN_ENV) or uuid.uuid4().hex
+    # the reaper starts first, so a driver killed while ray.init is still starting processes leaves nothing either
+    reaper = subprocess.Popen([sys.executable, "-m", "icml26._ray_local", str(os.getpid()), token],
+                              start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     proxies = dict.fromkeys(_PROXY_VARS, DEAD_PROXY)
     with _env(**proxies, NO_PROXY="127.0.0.1,localhost,::1", no_proxy="127.0.0.1,localhost,::1", **{MARKER: token},
               RAY_USAGE_STATS_ENABLED="0", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"):
         ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    reaper = subprocess.Popen([sys.executable, "-m", "icml26._ray_local", str(os.getpid()), token],
-                              start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
     return token, reaper
 
 
@@ -98,9 +99,14 @@ def _main(argv: list[str]) -> int:
     driver, token = int(argv[0]), argv[1]
     while _alive(driver):
         time.sleep(0.5)
-    for _ in range(3):  # processes starting while the first sweep runs are caught by the next
-        reap(token)
-        time.sleep(0.3)
+    # sweep until nothing marked has been seen for 2 s: processes forked while a sweep runs (an agent a dying raylet
+    # was still starting) are caught by a later one; give up after 60 s
+    quiet_since = deadline = time.monotonic()
+    deadline += 60.0
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < 2.0:
+        if reap(token):
+            quiet_since = time.monotonic()
+        time.sleep(0.2)
     return 0
 
 
