@@ -62,7 +62,7 @@ def test_ratio_rule_tests_the_papers_factor():
     held = judge_ratio(**P.ratio(P.MLP_ARS, P.CH_ARS), bars=bars)
     assert held.verdict is Verdict.HOLDS and 4.0 < held.measured["regret_ratio"][0] < 4.4
     too_big = judge_ratio(**P.ratio([9.0, 9.5, 9.8], [1.0, 1.0, 1.0]), bars=bars)
-    assert too_big.verdict is Verdict.FAILS and "misses the bar in [2.787, 6.27] (paper)" in too_big.reason
+    assert too_big.verdict is Verdict.FAILS and "misses the bar in [2.787, 6.27] (ours)" in too_big.reason
     wide = judge_ratio(**P.ratio([2.2, 4.7, 3.3], [1.0, 1.0, 1.0]), bars=bars)  # contains 4.18 but is too wide
     assert wide.verdict is Verdict.INCONCLUSIVE and "straddles" in wide.reason
     params = judge_ratio(**P.ratio(P.MLP_ARS, P.CH_ARS, params_mlp=4417 * 2), bars=bars)
