@@ -43,6 +43,19 @@ def test_no_review_history_in_the_code(path):
     assert not hits, f"{_rel(path)} tells its development history (that belongs to git): {hits}"
 
 
+#: how a README tells the history of a verdict instead of what it means now
+VERDICT_HISTORY = re.compile(r"(\bwas `(holds|fails|inconclusive|unsupported)|verdict(s)? changed|changed meaning"
+                             r"|\bno longer\b|\bbefore this re-|\bthan before\b|\breview(ed|er)?\b|\bissue \d+|\bsession \d+)", re.I)
+
+
+@pytest.mark.parametrize("pkg", PAPERS, ids=lambda p: p.name)
+def test_readme_tells_what_a_verdict_means_not_its_history(pkg):
+    readme = pkg / "README.md"
+    lines = readme.read_text(encoding="utf-8").splitlines() if readme.exists() else []
+    hits = [f"{i}: {ln.strip()[:90]}" for i, ln in enumerate(lines, 1) if VERDICT_HISTORY.search(ln) and "openreview" not in ln]
+    assert not hits, f"{pkg.name}/README.md tells its development history (it belongs to git and the issue notes): {hits}"
+
+
 @pytest.mark.parametrize("pkg", PAPERS, ids=lambda p: p.name)
 def test_claims_py_holds_only_configs_and_the_claims_table(pkg):
     tree = ast.parse((pkg / "claims.py").read_text(encoding="utf-8"))
