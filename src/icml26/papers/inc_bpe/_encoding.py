@@ -39,6 +39,8 @@ class Encoding:
         cache: the preprocessing cache folder (True: ``$ICML26_CACHE_DIR`` when set, else none; False: no cache).
     """
 
+    _builtin: bool = False  # loaded by name from the installed vocabulary files (pickles as that name)
+
     def __init__(
         self,
         *,
@@ -82,6 +84,14 @@ class Encoding:
             regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))) if specials else None
         )
         self._decoder: dict[int, bytes] = {i: s.encode("utf-8") for s, i in specials.items()}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle (and ``copy.deepcopy``) by what the encoding is made of: a built-in name reloads from the installed
+        vocabulary files; any other encoding carries its tokens, pattern and specials. Worker processes, DataLoader
+        workers and Ray tasks receive a working copy."""
+        if self._builtin:
+            return (_load_builtin, (self.name, self.pretokenize))
+        return (_rebuild, (self.name, list(self._tokens), self.pat_str, dict(self._special), self.pretokenize))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -377,5 +387,14 @@ def load_encoding(name: str, *, pretokenize: bool = True, cache: bool | str | os
                 pretokenize=pretokenize,
                 cache=cache,
             )
+        enc._builtin = True
         _CACHE[key] = enc
     return _CACHE[key]
+
+
+def _load_builtin(name: str, pretokenize: bool) -> Encoding:
+    return load_encoding(name, pretokenize=pretokenize)
+
+
+def _rebuild(name: str, tokens: list[bytes], pat_str: str, special: dict[str, int], pretokenize: bool) -> Encoding:
+    return Encoding(name=name, tokens=tokens, pat_str=pat_str, special_tokens=special, pretokenize=pretokenize)

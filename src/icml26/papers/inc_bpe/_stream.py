@@ -33,6 +33,7 @@ runs; only the delay depends on when it runs.
 from __future__ import annotations
 
 import codecs
+import threading
 from typing import TYPE_CHECKING
 
 from icml26.papers.inc_bpe._backend import make_stream
@@ -76,11 +77,16 @@ class IncrementalEncoder:
     and pre-tokens. Output is eager without pre-tokenization and with the cl100k/o200k patterns; with any other
     ``pat_str`` tokens come out only at ``finish`` (see the module docstring).
 
+    One encoder is one stream: ``feed``, ``tokens`` and ``finish`` hold a lock, so calls from several threads are
+    serialised (each feed is appended whole, in the order the calls take the lock); for independent streams, make one
+    encoder per stream.
+
     Args:
         encoding: the :class:`Encoding` to stream with.
     """
 
     def __init__(self, encoding: Encoding) -> None:
+        self._lock = threading.Lock()
         self._enc = encoding
         self._emitted: list[int] = []
         self._finished = False
@@ -116,6 +122,10 @@ class IncrementalEncoder:
         """Append ``data``; return the tokens that became final (possibly none)."""
         if not isinstance(data, (str, bytes, bytearray, memoryview)):
             raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
+        with self._lock:
+            return self._feed(data)
+
+    def _feed(self, data: bytes | str) -> list[int]:
         if self._finished:
             raise RuntimeError("feed: this encoder is finished")
         raw = self._as_bytes(data)
@@ -197,14 +207,20 @@ class IncrementalEncoder:
         return self._enc.encode_bytes(self._take_buffer() + held)
 
     def tokens(self) -> list[int]:
-        """The exact BPE tokenization of everything fed so far (emitted tokens + the provisional rest)."""
-        return self._emitted + self._rest()
+        """The exact BPE tokenization of everything fed so far (emitted tokens + the provisional rest; after
+        ``finish``, every token)."""
+        with self._lock:
+            return list(self._emitted) if self._finished else self._emitted + self._rest()
 
     def finish(self) -> list[int]:
         """Close the stream and return the tokens not emitted yet."""
+        with self._lock:
+            return self._finish()
+
+    def _finish(self) -> list[int]:
         if self._finished:
             raise RuntimeError("finish: this encoder is already finished")
-        early = self.feed(b"") if self._high else []  # no low surrogate followed: flush the lone one as U+FFFD
+        early = self._feed(b"") if self._high else []  # no low surrogate followed: flush the lone one as U+FFFD
         out = list(self._stream.finish()) if self._stream is not None else self._enc.encode_bytes(self._take_buffer())
         self._finished = True
         if self._stream is None:
