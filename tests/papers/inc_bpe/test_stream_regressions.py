@@ -84,3 +84,23 @@ def test_custom_encodings_pickle_with_their_tokens_and_specials():
     clone = pickle.loads(pickle.dumps(enc))
     text = "abab<eot>c"
     assert clone.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all") == [256, 256, 300, 99]
+
+
+@pytest.mark.parametrize(("text", "allowed"), [("abc", {"bc"}), ("abc", {"ab"}), ("abcbc", {"bc"}), ("xabcab", {"ab", "bc"})])
+def test_overlapping_specials_follow_tiktoken(text, allowed):
+    import tiktoken
+
+    ranks = {bytes([i]): i for i in range(256)}
+    specials = {"ab": 300, "bc": 301}
+    ours = Encoding.from_ranks(ranks, pat_str=CL100K_PAT, special_tokens=specials, name="overlap")
+    theirs = tiktoken.Encoding("overlap", pat_str=CL100K_PAT, mergeable_ranks=ranks, special_tokens=specials)
+    assert ours.encode(text, allowed_special=allowed, disallowed_special=()) == theirs.encode(
+        text, allowed_special=allowed, disallowed_special=())
+    assert ours.encode("abc", allowed_special={"bc"}, disallowed_special=()) == [97, 301]
+
+
+def test_a_disallowed_special_overlapping_an_ordinary_one_still_raises():
+    ranks = {bytes([i]): i for i in range(256)}
+    enc = Encoding.from_ranks(ranks, pat_str=CL100K_PAT, special_tokens={"ab": 300, "bc": 301}, name="overlap")
+    with pytest.raises(ValueError, match="'bc'"):
+        enc.encode("abc", disallowed_special={"bc"})

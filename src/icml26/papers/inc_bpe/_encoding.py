@@ -259,8 +259,10 @@ class Encoding:
             disallowed = set(self._special) - allowed
         else:
             disallowed = special_set(disallowed_special, self._special, "disallowed_special", self.name)
-        if disallowed:
-            for m in self._special_re.finditer(text) if self._special_re is not None else ():
+        if disallowed:  # searched on its own (as tiktoken does): an allowed or ordinary special may overlap it
+            regex = regex_module()
+            only = regex.compile("|".join(regex.escape(t) for t in sorted(disallowed, key=len, reverse=True)))
+            for m in only.finditer(text):
                 if m.group() in disallowed:
                     raise ValueError(
                         f"text contains the special token {m.group()!r}, which is disallowed; pass "
@@ -270,12 +272,16 @@ class Encoding:
         if not allowed or self._special_re is None:
             return self.encode_ordinary(text)
         out: list[int] = []
-        start = 0
-        for m in self._special_re.finditer(text):
-            if m.group() in allowed:
-                out.extend(self.encode_ordinary(text[start : m.start()]))
-                out.append(self._special[m.group()])
-                start = m.end()
+        start = find = 0
+        # tiktoken's scan: the next special from `find`; one not allowed moves the search on by a character only, so
+        # an allowed special overlapping it (e.g. "bc" in "abc" with "ab" not allowed) is still found
+        while (m := self._special_re.search(text, find)) is not None:
+            if m.group() not in allowed:
+                find = m.start() + 1
+                continue
+            out.extend(self.encode_ordinary(text[start : m.start()]))
+            out.append(self._special[m.group()])
+            start = find = m.end()
         out.extend(self.encode_ordinary(text[start:]))
         return out
 
