@@ -216,3 +216,20 @@ def _real_smollm2(cache: Path, monkeypatch) -> None:
     assert again.dtype == torch.bfloat16
     small, stok = tiny_causal_lm(seed=0, tokenizer="smollm2-135m", cache_dir=cache)
     assert small.config.vocab_size == 49152 and stok("Paris")["input_ids"] == tok("Paris")["input_ids"]
+
+
+def test_a_key_with_tuples_and_nested_dicts_hits_the_cache_the_second_time(tmp_path):
+    from icml26.common.cache import materialise
+
+    builds = []
+
+    def build(d):
+        builds.append(1)
+        (d / "x.txt").write_text("built")
+
+    key = {"opponents": ("random", "stockfish"), "nested": {"depths": (1, 2)}, "n": 3}
+    for _ in range(3):
+        folder = materialise(tmp_path / "c", key=key, build=build)
+    assert len(builds) == 1 and (folder / "x.txt").read_text() == "built"
+    materialise(tmp_path / "c", key={**key, "n": 4}, build=build)  # another key: stale, rebuilt
+    assert len(builds) == 2

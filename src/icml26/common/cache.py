@@ -35,12 +35,17 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _as_json(key: Mapping[str, Any]) -> Any:
+    """``key`` as its manifest stores it (tuples become lists), so that a stored key compares equal to its source."""
+    return json.loads(json.dumps(dict(key)))
+
+
 def _verified(folder: Path, key: Mapping[str, Any]) -> bool:
     """Whether ``folder`` holds a manifest for ``key`` whose every file is there with its size and sha256."""
     try:
         man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         files = man["files"]
-        if man.get("key") != dict(key) or not files:
+        if man.get("key") != _as_json(key) or not files:
             return False
         return all((folder / f).stat().st_size == v["size"] and file_digest(folder / f) == v["sha256"]
                    for f, v in files.items())
@@ -65,7 +70,7 @@ def materialise(folder: str | os.PathLike[str], *, key: Mapping[str, Any], build
         build(tmp)
         files = {p.relative_to(tmp).as_posix(): {"size": p.stat().st_size, "sha256": file_digest(p)}
                  for p in sorted(tmp.rglob("*")) if p.is_file()}
-        (tmp / MANIFEST).write_text(json.dumps({"key": dict(key), "files": files}, indent=1), encoding="utf-8")
+        (tmp / MANIFEST).write_text(json.dumps({"key": _as_json(key), "files": files}, indent=1), encoding="utf-8")
         tmp.chmod(0o755)  # mkdtemp's 0700 would hide the cache from the other users of a shared folder
         if folder.exists():
             shutil.rmtree(folder)
