@@ -9,9 +9,11 @@ from icml26.papers.macko import (
     dense_fp16_bytes,
     dense_fp16_gemv,
     macko_expected_bytes,
+    perplexity,
     reference_spmv,
     sparsify_linear,
     wanda_prune,
+    wanda_prune_model,
 )
 from support.badinput import Entry
 
@@ -30,6 +32,20 @@ _NONFINITE_X = {"nan": "NaN in x propagates through the stored entries, as docum
 
 def _skip_x(arg: str) -> dict[str, str]:
     return {f"{arg}:{k}": v for k, v in _NONFINITE_X.items()}
+
+
+def _tiny_llama():
+    from icml26.common.models import tiny_causal_lm
+
+    return tiny_causal_lm(seed=0, num_layers=1, hidden_size=16, num_heads=2, num_kv_heads=1, intermediate_size=32)[0]
+
+
+def _prune_tiny(**kw):
+    return wanda_prune_model(_tiny_llama(), **kw)
+
+
+def _perplexity_tiny(**kw):
+    return perplexity(_tiny_llama(), **kw)
 
 
 def _sparsify(module_shape, **kw):
@@ -74,4 +90,7 @@ ENTRY_POINTS = [
     Entry("break_even_density", break_even_density,
           valid={"densities": np.array([0.5, 0.7, 0.9]), "ratios": np.array([0.6, 0.9, 1.2])},
           kinds={"densities": "array", "ratios": "array"}),
+    Entry("wanda_prune_model", _prune_tiny, valid={"calibration_ids": np.array([[1, 2, 3, 4]]), "sparsity": 0.5},
+          kinds={"calibration_ids": "array", "sparsity": "prob"}),
+    Entry("perplexity", _perplexity_tiny, valid={"ids": np.array([[1, 2, 3, 4]])}, kinds={"ids": "array"}),
 ]

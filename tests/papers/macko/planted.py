@@ -20,6 +20,11 @@ def e2e(dense_s: float, macko_s: float, n: int = 10, *, agreement: float = 1.0, 
     return {**speed(dense_s, macko_s, n), "agreement": agreement, "weight_bytes": weight_bytes, **kw}
 
 
+def real_lm(ratio_bytes: float = 1.53, agreement: float = 1.0, ppl: float = 1.4) -> dict:
+    return {"out": {"dense16_bytes": int(200e6), "macko_bytes": int(200e6 / ratio_bytes), "ppl_dense": 10.0,
+                    "ppl_pruned": 10.0 * ppl, "agreement": [agreement, 1.0]}}
+
+
 PLANTED = {
     "memory_reduction": Planted(
         holds={"ratio_at_50": 0.6256, "break_even": 0.800},
@@ -36,5 +41,9 @@ PLANTED = {
     "e2e_speed": Planted(
         holds=e2e(2.0, 1.0), fails=e2e(0.83, 1.0),
         budget_variants=((e2e(2.0, 1.0, 30), e2e(0.83, 1.0, 30)),),
+    ),
+    "e2e_real_lm": Planted(
+        holds=real_lm(), fails=real_lm(ppl=2.6),  # Wanda-50 % more than doubles the perplexity
+        budget_variants=((real_lm(), real_lm(agreement=0.5)), (real_lm(), real_lm(ratio_bytes=1.2))),
     ),
 }

@@ -13,12 +13,15 @@ C++ CPU kernels (AVX-512 / AVX2 / scalar, chosen at run time, GIL released, opti
 baseline (:func:`dense_fp16_gemv`); a Triton GPU kernel behind ``device="cuda"`` (also
 ``sparsify_linear(..., device="cuda")``; CI runs it in Triton's interpreter); a numpy reference
 (:func:`reference_spmv`) as oracle and fallback; :func:`wanda_prune` and :func:`sparsify_linear` (torch
-``nn.Linear`` -> MACKO-backed inference layer).
+``nn.Linear`` -> MACKO-backed inference layer); for a pretrained transformers decoder, :func:`wanda_prune_model`
+(every block linear, calibrated on the user's token ids), :func:`to_macko` (swap them for MACKO layers),
+:func:`block_linears` and :func:`perplexity`.
 
 **Claims** (words, bars and basis in ``paper.toml``; measured in ``_checks*.py``, judged in ``_rules.py``):
 ``memory_reduction`` (1.5x less memory than dense fp16 at 50 %, break-even density ~0.8), ``spmv_speedup_50``
 (1.2-1.5x over cuBLAS at 50 %; a GPU claim, timed), ``e2e_memory`` (a Wanda-50 % decoder needs 1.5x less memory) and
-``e2e_speed`` (it decodes 1.5x faster; a GPU claim, timed).
+``e2e_speed`` (it decodes 1.5x faster; a GPU claim, timed), ``e2e_real_lm`` (the memory claim on a Wanda-50 %
+SmolLM2-135M, with its greedy tokens and perplexity).
 
 **Deviations.** The arrays are padded to a multiple of 16 entries (paper: 8) for 16-lane AVX-512 loads. The CPU
 kernel is our adaptation of the warp kernel (16-lane chunks; a byte prefix sum decodes four chunks per step; ``x``
@@ -38,6 +41,7 @@ from icml26.papers.macko._kernels import (
     reference_spmv,
 )
 from icml26.papers.macko._matrix import MackoFormatError, MackoMatrix
+from icml26.papers.macko._real import block_linears, perplexity, to_macko, wanda_prune_model
 from icml26.papers.macko._storage import (
     break_even_density,
     csr_bytes,
@@ -51,13 +55,17 @@ __all__ = [
     "MackoFormatError",
     "MackoMatrix",
     "best_isa",
+    "block_linears",
     "break_even_density",
     "csr_bytes",
     "dense_fp16_bytes",
     "dense_fp16_gemv",
     "macko_expected_bytes",
     "native_available",
+    "perplexity",
     "reference_spmv",
     "sparsify_linear",
+    "to_macko",
     "wanda_prune",
+    "wanda_prune_model",
 ]

@@ -10,6 +10,10 @@
   (``weight_bytes``; else the time says nothing about a bandwidth-bound decoder), and the median per-round decode
   speedup meets ``decode_speedup`` with its whole CI.
 
+- ``e2e_real_lm``: on a pretrained decoder, dense fp16 / MACKO bytes of the block linears meets
+  ``memory_reduction``, the smallest greedy-token agreement with the pruned dense fp16 model meets
+  ``token_agreement``, and the pruned / dense perplexity on held-out text meets ``perplexity_ratio``.
+
 Speed numbers are wall-clock-derived and go to ``timings`` (``timed=True``), never to ``measured``.
 """
 
@@ -23,7 +27,8 @@ from icml26.claims import Bar, Verdict
 from icml26.common.stats import Estimate, bootstrap_ci
 from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of, fmt
 
-__all__ = ["RULES", "judge_e2e_memory", "judge_e2e_speed", "judge_memory", "judge_spmv_speed", "median_ratio"]
+__all__ = ["RULES", "judge_e2e_memory", "judge_e2e_speed", "judge_memory", "judge_real_lm", "judge_spmv_speed",
+           "median_ratio"]
 
 Times = Sequence[float] | np.ndarray  # per-round seconds, aligned across the kernels of one run
 
@@ -93,5 +98,20 @@ def judge_e2e_speed(dense_s: Times, macko_s: Times, *, agreement: float, weight_
     return Judgement(j.verdict, j.reason, measured, j.timings)  # the parts' verdicts rest on wall-clock: not measured
 
 
+def judge_real_lm(out: Mapping[str, object], *, bars: Mapping[str, Bar]) -> Judgement:
+    """``e2e_real_lm``: the MACKO bytes, the MACKO model's tokens and the pruned model's perplexity, each on its bar."""
+    dense, macko = float(str(out["dense16_bytes"])), float(str(out["macko_bytes"]))
+    agree = [float(a) for a in out["agreement"]]  # type: ignore[union-attr]
+    if not agree or macko <= 0:
+        raise ValueError("e2e_real_lm needs the greedy agreements and a positive MACKO size")
+    return all_of({
+        "memory": against_bar("dense fp16 / MACKO bytes of the block linears", dense / macko, bars["memory_reduction"]),
+        "tokens": against_bar("min greedy-token agreement with the pruned dense fp16 model", min(agree),
+                              bars["token_agreement"], n=len(agree)),
+        "perplexity": against_bar("pruned / dense perplexity on held-out text",
+                                  float(str(out["ppl_pruned"])) / float(str(out["ppl_dense"])), bars["perplexity_ratio"]),
+    })
+
+
 RULES = {"memory_reduction": judge_memory, "spmv_speedup_50": judge_spmv_speed, "e2e_memory": judge_e2e_memory,
-         "e2e_speed": judge_e2e_speed}
+         "e2e_speed": judge_e2e_speed, "e2e_real_lm": judge_real_lm}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from icml26.claims import Budget, Claim
 from icml26.papers.macko._checks import check_memory, check_speed
 from icml26.papers.macko._checks_e2e import check_e2e_memory, check_e2e_speed
+from icml26.papers.macko._checks_real import check_real_lm
 from icml26.papers.macko._timing import STREAM_BYTES
 
 
@@ -49,6 +50,20 @@ class E2EConfig:
     decide: bool = True  # False at smoke: a toy decoder says nothing about speed
 
 
+@dataclass(frozen=True)
+class RealLMConfig:
+    model: str = "smollm2-135m"  # or "tiny": a random 2-layer Llama (smoke)
+    sparsity: float = 0.5
+    length: int = 128  # tokens per window
+    calib_windows: int = 8  # Wanda's calibration text
+    eval_windows: int = 8  # held-out text for the perplexity
+    calib_modules: tuple[str, ...] = ("json", "textwrap", "argparse", "logging")
+    eval_modules: tuple[str, ...] = ("inspect", "pathlib", "functools", "collections")
+    prompts: int = 2
+    prompt: int = 16
+    new_tokens: int = 8
+
+
 _SMOKE_MODEL = E2EModel(d_model=64, n_layers=2, n_heads=2, vocab=64, calib_tokens=16, prompt=4, new_tokens=4)
 # Llama-width layers (d=4096, FFN 4d) on one GPU; 4 blocks keep the host-side pruning and encoding ~1 min
 _FULL_MODEL = E2EModel(d_model=4096, n_layers=4, n_heads=32, calib_tokens=128, prompt=16, new_tokens=64, device="cuda")
@@ -72,5 +87,10 @@ CLAIMS = [
         "smoke": Budget(E2EConfig(model=_SMOKE_MODEL, reps=1, decide=False), expected_s=2),
         "small": Budget(E2EConfig(), expected_s=150),
         "full": Budget(E2EConfig(model=_FULL_MODEL, reps=5), expected_s=240, requires=("gpu",)),
+    }),
+    Claim("e2e_real_lm", check=check_real_lm, budgets={
+        "smoke": Budget(RealLMConfig(model="tiny", length=16, calib_windows=2, eval_windows=2, prompts=1, prompt=4,
+                                     new_tokens=2), expected_s=5),
+        "small": Budget(RealLMConfig(), expected_s=240, requires=("models",)),
     }),
 ]
