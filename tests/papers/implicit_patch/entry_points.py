@@ -42,3 +42,21 @@ ENTRY_POINTS = [
     Entry("NormPatch", NormPatch, valid={"scale": np.ones(2), "shift": np.zeros((2, 4))},
           kinds={"scale": "array", "shift": "array"}),
 ]
+
+from icml26.common.models import tiny_causal_lm  # noqa: E402
+from icml26.papers.implicit_patch import (  # noqa: E402
+    hf_context_patches,
+    hf_patched_generate,
+    hf_patched_logits,
+    hf_with_context_logits,
+)
+
+_llama = tiny_causal_lm(seed=0, num_layers=1, hidden_size=16, num_heads=2, num_kv_heads=1, intermediate_size=32)[0]
+_llama_ids = {"model": _llama.double(), "context_ids": _c, "query_ids": _q}
+ENTRY_POINTS += [
+    Entry("hf_context_patches", hf_context_patches, valid=_llama_ids, kinds=_ids_kinds, skip=_empty_context),
+    Entry("hf_patched_logits", hf_patched_logits, valid=_llama_ids, kinds=_ids_kinds, skip=_empty_context),
+    Entry("hf_with_context_logits", hf_with_context_logits, valid=_llama_ids, kinds=_ids_kinds, skip=_empty_context),
+    Entry("hf_patched_generate", hf_patched_generate, valid={**_llama_ids, "max_new_tokens": 2},
+          kinds={**_ids_kinds, "max_new_tokens": "int"}, skip=_empty_context),
+]

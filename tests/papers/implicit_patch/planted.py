@@ -18,6 +18,13 @@ def control_rows(full: float = 1e-14, rel: float = 0.4, n: int = 3) -> list[dict
     return rows + [{"variant": v, "diff": 2.0 * rel, "rel": rel} for v in CONTROLS for _ in range(n)]
 
 
+def real_rows(gap: float = 1e-15, agree: float = 1.0, control: float = 0.4, effect: float = 0.3, n: int = 20) -> list[dict]:
+    rows = [{"pair": k, "rel_gap": gap, "effect": effect, "control": control} for k in range(n)]
+    for r in rows[:3]:
+        r["agree"] = agree
+    return rows
+
+
 _equiv = Planted(
     holds={"rows": equiv_rows()},
     fails={"rows": equiv_rows(diff64=1e-6)},
@@ -36,5 +43,11 @@ PLANTED = {
         holds={"rows": control_rows()},
         fails={"rows": control_rows(rel=1e-3)},  # a partial patch that reproduces the logits: the part is not needed
         budget_variants=(({"rows": control_rows(n=9)}, {"rows": control_rows(full=1e-6, n=9)}),),
+    ),
+    "llama_equivalence": Planted(
+        holds={"rows": real_rows()},
+        fails={"rows": real_rows(control=1e-6)},  # another context's patches reproduce the logits: not context-specific
+        budget_variants=(({"rows": real_rows(n=2)}, {"rows": real_rows(gap=1e-6, n=2)}),
+                         ({"rows": real_rows(n=2)}, {"rows": real_rows(agree=0.75, n=2)})),
     ),
 }

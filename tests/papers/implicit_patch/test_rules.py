@@ -4,7 +4,7 @@ import pytest
 
 from icml26 import registry
 from icml26.claims import Verdict
-from icml26.papers.implicit_patch._rules import judge_controls, judge_equivalence, judge_generation
+from icml26.papers.implicit_patch._rules import judge_controls, judge_equivalence, judge_generation, judge_real
 from support.planted import load_planted
 
 P = load_planted("implicit_patch")
@@ -46,3 +46,18 @@ def test_controls_rule() -> None:
     assert inexact.verdict is Verdict.FAILS
     with pytest.raises(ValueError, match="partial-patch rows"):
         judge_controls([r for r in P.control_rows() if r["variant"] == "full patch"], bars=bars)
+
+
+
+def test_real_model_rule_each_part_and_the_sensitivity_guard() -> None:
+    bars = BARS["llama_equivalence"]
+    held = judge_real(P.real_rows(), bars=bars)
+    assert held.verdict is Verdict.HOLDS and held.reason.startswith("4 of 4 parts hold")
+    assert judge_real(P.real_rows(gap=2e-9), bars=bars).verdict is Verdict.FAILS  # above 1e-9 relative
+    assert judge_real(P.real_rows(agree=0.75), bars=bars).verdict is Verdict.FAILS  # one greedy token differs
+    leak = judge_real(P.real_rows(control=1e-3), bars=bars)  # another context's patches nearly reproduce the logits
+    assert leak.verdict is Verdict.FAILS and "another context" in leak.reason
+    blind = judge_real(P.real_rows(effect=1e-5), bars=bars)  # the context does not move the logits
+    assert blind.verdict is Verdict.INCONCLUSIVE and "insensitive" in blind.reason
+    with pytest.raises(ValueError, match="greedy agreement"):
+        judge_real([{k: v for k, v in r.items() if k != "agree"} for r in P.real_rows()], bars=bars)

@@ -12,7 +12,9 @@ API: :func:`context_patches` (the multi-layer algorithm) -> :class:`Patches`; :f
 manager; hooks, the weights are never written); :func:`patched_logits`, :func:`with_context_logits`;
 :func:`patched_generate` (greedy decoding with per-step patches); :func:`layer_patches` (one block);
 :func:`solved_patches` (every matrix's rank-1 update solved afresh from with-context activations).
-Works on :class:`icml26.common.nn.TinyGPT` in every block layout it offers.
+Works on :class:`icml26.common.nn.TinyGPT` in every block layout it offers. On transformers' Llama-class models
+(``LlamaForCausalLM``, SmolLM2 among them): :func:`hf_context_patches`, :func:`hf_patched_logits`,
+:func:`hf_with_context_logits`, :func:`hf_patched_generate` (forward hooks; the layers are never called by hand).
 
 Claims (words, bars and basis in paper.toml; measured in ``_checks.py``, judged in ``_rules.py``; basis
 ``reconstruction`` throughout, since the formulas are ours):
@@ -21,6 +23,8 @@ Claims (words, bars and basis in paper.toml; measured in ``_checks.py``, judged 
   3. ``patched_generation`` — greedy decoding with per-step patches = with-context decoding; informative only where
      the context changes the generation and the generation has not collapsed.
   4. ``negative_controls`` — without the norm patch, or with one matrix patched, the equivalence breaks.
+  5. ``llama_equivalence`` — the same on a pretrained Llama (SmolLM2-135M, float64): logits, greedy tokens, and
+     another context's patches as a control.
   The abstract's "rank-1" is the form of every patch (one outer product per token), so claims 1-2 test it;
   :func:`solved_patches` re-derives the patches from with-context activations (an independent cross-check, in the
   tests).
@@ -38,6 +42,7 @@ Deviations / reconstructions (the abstract only; no paper text or code was avail
      range, so the norm patch is the identity up to ε: the norm patch matters for blocks with a norm *inside* the
      residual branch and a context-dependent skip path (Gemma's post-FFW norm).
   5. Models: random O(1)-scale weights, and (small budget) TinyGPTs trained briefly on a copy task; no Gemma weights.
+     On Llama (pre-RMSNorm, SwiGLU, no norm after the MLP) the MLP patches alone suffice: no norm patch.
   6. "The context's effect" (the sensitivity bar of the equivalence claims, the denominator of the controls) is
      measured with the query at the same positions: logits on ``C ‖ x`` against logits on ``C' ‖ x``, ``C'`` another
      random context of the same length.
@@ -49,6 +54,12 @@ from icml26.papers.implicit_patch._construct import (
     patched_generate,
     patched_logits,
     with_context_logits,
+)
+from icml26.papers.implicit_patch._hf import (
+    hf_context_patches,
+    hf_patched_generate,
+    hf_patched_logits,
+    hf_with_context_logits,
 )
 from icml26.papers.implicit_patch._patches import (
     NormPatch,
@@ -64,6 +75,10 @@ __all__ = [
     "RankOnePatch",
     "apply_patches",
     "context_patches",
+    "hf_context_patches",
+    "hf_patched_generate",
+    "hf_patched_logits",
+    "hf_with_context_logits",
     "layer_patches",
     "patched_generate",
     "patched_logits",

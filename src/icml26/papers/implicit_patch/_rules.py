@@ -12,6 +12,9 @@ A *sensitivity* part (the context must matter, the generation must not collapse)
   number of distinct tokens ``distinct_tokens``.
 - ``negative_controls``: rows ``{"variant", "diff", "rel"}``; the full patch meets ``full_patch_gap`` and every
   partial patch's smallest relative error meets ``control_error``.
+- ``llama_equivalence``: rows ``{"rel_gap", "effect", "control"}`` and, on some, ``"agree"``; the largest relative
+  gap meets ``float64_gap``, the smallest greedy agreement ``token_agreement``, the smallest control gap
+  ``control_error``; the context's smallest effect ``context_effect`` (sensitivity).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 from icml26.claims import Bar, Verdict
 from icml26.verdicts import Judgement, against_bar, all_of
 
-__all__ = ["FULL", "RULES", "judge_controls", "judge_equivalence", "judge_generation"]
+__all__ = ["FULL", "RULES", "judge_controls", "judge_equivalence", "judge_generation", "judge_real"]
 
 #: the name of the complete patch among the negative-control variants
 FULL = "full patch"
@@ -81,9 +84,27 @@ def judge_controls(rows: Sequence[Row], *, bars: Mapping[str, Bar]) -> Judgement
     return all_of(parts, what="patches", show=len(parts))
 
 
+def judge_real(rows: Sequence[Row], *, bars: Mapping[str, Bar]) -> Judgement:
+    """``llama_equivalence``: exact on a real Llama model, greedy decoding kept, another context's patches fail."""
+    n = _nonempty(rows, "the real-model rule")
+    gen = [float(r["agree"]) for r in rows if "agree" in r]
+    if not gen:
+        raise ValueError("llama_equivalence needs rows with a greedy agreement")
+    return all_of({
+        "float64": against_bar("max relative |Δlogit|", max(float(r["rel_gap"]) for r in rows), bars["float64_gap"],
+                               n=n),
+        "generation": against_bar("min greedy agreement", min(gen), bars["token_agreement"], n=len(gen)),
+        "control": against_bar("min relative gap with another context's patches",
+                               min(float(r["control"]) for r in rows), bars["control_error"], n=n),
+        "context effect": _sensitivity(against_bar("min relative context effect", min(float(r["effect"]) for r in rows),
+                                                   bars["context_effect"], n=n)),
+    })
+
+
 RULES = {
     "gemma_equivalence": judge_equivalence,
     "general_equivalence": judge_equivalence,
     "patched_generation": judge_generation,
     "negative_controls": judge_controls,
+    "llama_equivalence": judge_real,
 }

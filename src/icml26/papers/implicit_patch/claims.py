@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from icml26.claims import Budget, Claim
 from icml26.papers.implicit_patch._checks import GENERAL, check_controls, check_equivalence, check_generation
+from icml26.papers.implicit_patch._checks_real import check_real
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,16 @@ class ControlConfig:
     pairs: int = 3
 
 
+@dataclass(frozen=True)
+class RealConfig:
+    model: str = "smollm2-135m"  # or "tiny": a random 2-layer Llama (smoke)
+    n_context: int = 24
+    n_query: int = 8
+    pairs: int = 20
+    generate_pairs: int = 3
+    new_tokens: int = 4
+
+
 CLAIMS = [
     Claim("gemma_equivalence", check=check_equivalence, budgets={
         "smoke": Budget(EquivConfig(n_layers=(1, 2), d_model=32, n_context=8, n_query=4, pairs=1), expected_s=1),
@@ -58,5 +69,10 @@ CLAIMS = [
     Claim("negative_controls", check=check_controls, budgets={
         "smoke": Budget(ControlConfig(d_model=32, n_context=16, n_query=6, pairs=2), expected_s=2),
         "small": Budget(ControlConfig(n_layer=4), seeds=3, expected_s=60),
+    }),
+    Claim("llama_equivalence", check=check_real, budgets={
+        "smoke": Budget(RealConfig(model="tiny", n_context=8, n_query=4, pairs=2, generate_pairs=1, new_tokens=2),
+                        expected_s=5),
+        "small": Budget(RealConfig(), expected_s=300, requires=("models",)),
     }),
 ]
