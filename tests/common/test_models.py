@@ -233,3 +233,25 @@ def test_a_key_with_tuples_and_nested_dicts_hits_the_cache_the_second_time(tmp_p
     assert len(builds) == 1 and (folder / "x.txt").read_text() == "built"
     materialise(tmp_path / "c", key={**key, "n": 4}, build=build)  # another key: stale, rebuilt
     assert len(builds) == 2
+
+
+def test_cached_value_computes_once_per_key_and_round_trips_json_and_torch(tmp_path, monkeypatch):
+    import torch
+
+    from icml26.common.cache import cached_value
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"x": [1, 2], "y": "z"}
+
+    monkeypatch.setenv("ICML26_CACHE_DIR", str(tmp_path))
+    key = {"what": "run", "seed": 3, "opponents": ("a", "b")}
+    assert cached_value("paper", key, "run.json", compute) == {"x": [1, 2], "y": "z"}
+    assert cached_value("paper", key, "run.json", compute) == {"x": [1, 2], "y": "z"} and len(calls) == 1
+    t = cached_value("paper", {**key, "what": "w"}, "w.pt", lambda: {"w": torch.arange(3.0)})
+    assert torch.equal(t["w"], torch.arange(3.0))
+    monkeypatch.setenv("ICML26_CACHE_DIR", "off")  # no cache: computed every time, nothing written
+    cached_value("paper", key, "run.json", compute)
+    assert len(calls) == 2

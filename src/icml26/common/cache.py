@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHE_ENV", "MANIFEST", "cache_root", "file_digest", "materialise"]
+__all__ = ["CACHE_ENV", "MANIFEST", "cache_root", "cached_value", "file_digest", "key_digest", "materialise"]
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +92,37 @@ def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
     if cache_dir is None and raw.lower() in ("0", "off", "false"):  # as for the other caches of the package
         raw = ""
     return Path(raw).expanduser().resolve() if raw else None
+
+
+def key_digest(key: Mapping[str, Any]) -> str:
+    """A short stable digest of a cache key (JSON with sorted keys; other objects by ``str``)."""
+    return hashlib.sha256(json.dumps(dict(key), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def cached_value(area: str, key: Mapping[str, Any], name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, stored once as the file ``name`` in a :func:`materialise` folder ``<cache>/<area>/<what>-<digest>``
+    and read back from it afterwards (``key["what"]`` names the kind of value). ``name`` ending in ``.pt`` stores with
+    ``torch.save`` and loads with ``weights_only=True``; any other name stores JSON. Without a cache folder (no
+    ``$ICML26_CACHE_DIR``), ``compute()`` runs every time and nothing is written."""
+    root = cache_root(None)
+    if root is None:
+        return compute()
+    torch_file = name.endswith(".pt")
+
+    def build(folder: Path) -> None:
+        value = compute()
+        if torch_file:
+            import torch
+
+            torch.save(value, folder / name)
+        else:
+            (folder / name).write_text(json.dumps(value), encoding="utf-8")
+
+    folder = materialise(root / area / f"{key.get('what', 'value')}-{key_digest(key)}", key=key, build=build)
+    if torch_file:
+        import io
+
+        import torch
+
+        return torch.load(io.BytesIO((folder / name).read_bytes()), weights_only=True)
+    return json.loads((folder / name).read_text(encoding="utf-8"))

@@ -10,19 +10,15 @@ and run records live under ``<cache>/chess_reasoning/`` keyed by every config fi
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from icml26.common import validation
-from icml26.common.cache import cache_root, materialise
+from icml26.common.cache import cached_value
 from icml26.common.nn import TinyGPT
 from icml26.papers.chess_reasoning._data import ARMS, legal_tokens, sft_tokens
 from icml26.papers.chess_reasoning._evaluate import evaluate
@@ -69,28 +65,6 @@ class RunConfig:
     max_plies: int = 120
     opponent_depth: int = 1
 
-
-def _digest(key: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def _cached(key: dict[str, Any], name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()`` stored as ``name`` under the cache folder for ``key`` (recomputed when there is none)."""
-    root = cache_root(None)
-    if root is None:
-        return compute()
-
-    def build(folder: Path) -> None:
-        value = compute()
-        if name.endswith(".pt"):
-            torch.save(value, folder / name)
-        else:
-            (folder / name).write_text(json.dumps(value), encoding="utf-8")
-
-    folder = materialise(root / "chess_reasoning" / f"{key['what']}-{_digest(key)}", key=key, build=build)
-    if name.endswith(".pt"):
-        return torch.load(io.BytesIO((folder / name).read_bytes()), weights_only=True)
-    return json.loads((folder / name).read_text(encoding="utf-8"))
 
 
 def _labeller(cfg: RunConfig) -> MinimaxLabeller | StockfishLabeller:
@@ -172,11 +146,12 @@ def run_seed(item: tuple[RunConfig, int]) -> list[dict[str, Any]]:
     floor = random_quality(held, cut=cfg.rl.cut)
     tok = ChessTokenizer()
     key = {"format": FORMAT, "seed": seed, **asdict(cfg)}
-    base = _cached({**key, "seed": None, "what": "base"}, "policy.pt", lambda: _base(cfg, train, tok).state_dict())
+    base = cached_value("chess_reasoning", {**key, "seed": None, "what": "base"}, "policy.pt",
+                        lambda: _base(cfg, train, tok).state_dict())
     rows = []
     for arm in ARMS:
-        run = _cached({**key, "what": "arm", "arm": arm}, "run.json",
-                      lambda a=arm: _arm_run(cfg, a, base, train, held, seed))
+        run = cached_value("chess_reasoning", {**key, "what": "arm", "arm": arm}, "run.json",
+                           lambda a=arm: _arm_run(cfg, a, base, train, held, seed))
         rewards = [c["reward"] for c in run["curve"]]
         row: dict[str, Any] = {"arm": arm, "seed": seed, "reward_curve": rewards, "random_quality": floor,
                                "reward_jitter": float(np.std(np.diff(rewards))) if len(rewards) > 2 else float("nan"),

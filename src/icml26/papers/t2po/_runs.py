@@ -8,18 +8,14 @@ folder everything is recomputed. A run's summary row holds what the claims compa
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from icml26.common import validation
-from icml26.common.cache import cache_root, materialise
+from icml26.common.cache import cached_value
 from icml26.common.nn import TinyGPT
 from icml26.papers.t2po._demos import demo_dataset, fit_demos
 from icml26.papers.t2po._policy import make_policy
@@ -38,9 +34,6 @@ def _key(cfg: TrainConfig, seed: int, what: str, names: tuple[str, ...] | None =
     return {"format": FORMAT, "what": what, "seed": seed, **({k: d[k] for k in names} if names else d)}
 
 
-def _digest(key: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-
 
 def _cold_start(cfg: TrainConfig, seed: int) -> dict[str, torch.Tensor]:
     vocab = vocab_of(cfg, seed)
@@ -53,25 +46,6 @@ def _cold_start(cfg: TrainConfig, seed: int) -> dict[str, torch.Tensor]:
                         n_head=cfg.n_head, seed=seed)
     fit_demos(model, x, m, steps=cfg.sft_steps, lr=cfg.sft_lr, batch_size=cfg.sft_batch, seed=seed)
     return model.state_dict()
-
-
-def _cached(key: dict[str, Any], name: str, compute: Any) -> Any:
-    """``compute()`` stored as ``name`` under the cache folder for ``key`` (recomputed when there is none)."""
-    root = cache_root(None)
-    if root is None:
-        return compute()
-
-    def build(folder: Path) -> None:
-        value = compute()
-        if name.endswith(".pt"):
-            torch.save(value, folder / name)
-        else:
-            (folder / name).write_text(json.dumps(value), encoding="utf-8")
-
-    folder = materialise(root / "t2po" / f"{key['what']}-{_digest(key)}", key=key, build=build)
-    if name.endswith(".pt"):
-        return torch.load(io.BytesIO((folder / name).read_bytes()), weights_only=True)
-    return json.loads((folder / name).read_text(encoding="utf-8"))
 
 
 def _arm(cfg: TrainConfig, arm: str, seed: int, start: dict[str, torch.Tensor]) -> dict[str, Any]:
@@ -107,10 +81,12 @@ def summarise(cfg: TrainConfig, arm: str, seed: int, run: dict[str, Any]) -> dic
 def run_seed(item: tuple[TrainConfig, tuple[str, ...], int]) -> list[dict[str, Any]]:
     """Every arm of one seed ([P15] comparison): the cold start once, each arm from it; one summary row per arm."""
     cfg, arms, seed = item
-    start = _cached(_key(cfg, seed, "cold", COLD_START_FIELDS), "policy.pt", lambda: _cold_start(cfg, seed))
+    start = cached_value("t2po", _key(cfg, seed, "cold", COLD_START_FIELDS), "policy.pt",
+                         lambda: _cold_start(cfg, seed))
     rows = []
     for arm in arms:
-        run = _cached({**_key(cfg, seed, "rl"), "arm": arm}, "run.json", lambda a=arm: _arm(cfg, a, seed, start))
+        run = cached_value("t2po", {**_key(cfg, seed, "rl"), "arm": arm}, "run.json",
+                           lambda a=arm: _arm(cfg, a, seed, start))
         rows.append(summarise(cfg, arm, seed, run))
     return rows
 
