@@ -86,8 +86,7 @@ def test_special_tokens(cl100k, tk_cl100k):
     assert cl100k.encode(text, disallowed_special=()) == tk_cl100k.encode(text, disallowed_special=())
     assert cl100k.decode(cl100k.encode(text, allowed_special="all")) == text
     assert cl100k.n_vocab == tk_cl100k.n_vocab == 100277
-    with pytest.raises(ValueError, match="allowed_special"):
-        cl100k.encode("x", allowed_special={"<|nope|>"})
+    assert cl100k.encode("x", allowed_special={"<|nope|>"}) == tk_cl100k.encode("x", allowed_special={"<|nope|>"})
 
 
 def test_decode_invalid_utf8(cl100k, tk_cl100k):
@@ -98,7 +97,7 @@ def test_decode_invalid_utf8(cl100k, tk_cl100k):
         cl100k.decode(ids, errors="strict")
     with pytest.raises(ValueError, match="errors"):
         cl100k.decode(ids, errors="nope")
-    with pytest.raises(ValueError, match="ids"):
+    with pytest.raises(KeyError, match="tokens"):
         cl100k.decode([10**9])
 
 
@@ -159,9 +158,9 @@ def test_oracle_is_tiktokens_own_definition(tk_cl100k, tk_o200k):
 
 
 def test_bools_are_not_ids_or_thread_counts(cl100k):
-    with pytest.raises(TypeError, match="ids"):
+    with pytest.raises(TypeError, match="tokens"):
         cl100k.decode([True])  # a bool would otherwise read as id 1 ('"')
-    with pytest.raises(TypeError, match="ids"):
+    with pytest.raises(TypeError, match="tokens"):
         cl100k.decode_bytes([15339, False])
     with pytest.raises(TypeError, match="num_threads"):
         cl100k.encode_batch(["x"], num_threads=True)  # type: ignore[arg-type]
@@ -173,8 +172,7 @@ def test_special_arguments_are_validated_alike(cl100k):
     for arg in ("allowed_special", "disallowed_special"):
         with pytest.raises(TypeError, match=arg):
             cl100k.encode("x", **{arg: "none"})  # a str other than "all" is not a collection of tokens
-        with pytest.raises(ValueError, match=arg):
-            cl100k.encode("x", **{arg: {"<|nope|>"}})
+        assert cl100k.encode("x", **{arg: {"<|nope|>"}}) == [87]  # a name not in the text: no error (tiktoken's rule)
         with pytest.raises(TypeError, match=arg):
             cl100k.encode("x", **{arg: 3})
     assert cl100k.encode("b <|fim_prefix|>", disallowed_special={"<|endoftext|>"}, allowed_special={"<|fim_prefix|>"})[

@@ -13,6 +13,7 @@ Use::
     enc.encode("hello world") == [15339, 1917]    # identical to tiktoken
     inc = enc.incremental(); inc.feed("hel"); inc.feed("lo"); inc.finish()
     Encoding.from_merges(["a b", "ab c"], pat_str=CL100K_PAT)   # a user's own HF-style merges list
+    from icml26.papers.inc_bpe import tiktoken_compat as tiktoken   # tiktoken's API: get_encoding, encoding_for_model
 
 Claims (words, bars and basis in paper.toml; measured in ``_checks*.py``, judged in ``_rules.py``):
 ``exact_vs_tiktoken`` (drop-in replacement), ``flat_per_byte`` (bounded worst-case per-byte cost; timed),

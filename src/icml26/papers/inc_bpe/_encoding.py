@@ -17,12 +17,14 @@ from typing import Any, Literal
 import numpy as np
 
 from icml26.papers.inc_bpe._backend import NATIVE, make_core
-from icml26.papers.inc_bpe._text import ERRORS, fix_surrogates, native_pattern, regex_module, special_set
+from icml26.papers.inc_bpe._text import allowed_set, check_disallowed, fix_surrogates, native_pattern, regex_module
+from icml26.papers.inc_bpe._tiktoken_api import TiktokenAPI, check_threads
 from icml26.papers.inc_bpe._vocab import VocabSpec, builtin_spec, read_tiktoken_file
 
 __all__ = ["Encoding", "load_encoding"]
 
-class Encoding:
+
+class Encoding(TiktokenAPI):
     """A byte-level BPE tokenizer whose BPE core is the incremental algorithm of [P19].
 
     Implements standard BPE (Sec. 2 of [P19]) through the per-byte incremental algorithm (Alg. 1-2: candidate suffix
@@ -249,26 +251,15 @@ class Encoding:
     ) -> list[int]:
         """Encode ``text`` to token ids, with tiktoken's rules for special tokens.
 
-        Special-token strings listed in ``allowed_special`` become their ids; those in ``disallowed_special`` (by
-        default every special token not allowed) raise ``ValueError``; the rest are encoded as ordinary text.
+        Special-token strings listed in ``allowed_special`` become their ids (names that are no special token of this
+        encoding are ignored); a string of ``disallowed_special`` (by default every special token not allowed) raises
+        ``ValueError`` where it occurs in ``text``; the rest is encoded as ordinary text.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
-        allowed = special_set(allowed_special, self._special, "allowed_special", self.name)
-        if isinstance(disallowed_special, str) and disallowed_special == "all":
-            disallowed = set(self._special) - allowed
-        else:
-            disallowed = special_set(disallowed_special, self._special, "disallowed_special", self.name)
-        if disallowed:  # searched on its own (as tiktoken does): an allowed or ordinary special may overlap it
-            regex = regex_module()
-            only = regex.compile("|".join(regex.escape(t) for t in sorted(disallowed, key=len, reverse=True)))
-            for m in only.finditer(text):
-                if m.group() in disallowed:
-                    raise ValueError(
-                        f"text contains the special token {m.group()!r}, which is disallowed; pass "
-                        f"allowed_special={{{m.group()!r}}} to encode it as a special token, or "
-                        f"disallowed_special=() to encode it as ordinary text"
-                    )
+        allowed = allowed_set(allowed_special, self._special)
+        # searched on its own (as tiktoken does): an allowed or ordinary special may overlap a disallowed one
+        check_disallowed(text, disallowed_special, allowed, self._special)
         if not allowed or self._special_re is None:
             return self.encode_ordinary(text)
         out: list[int] = []
@@ -306,10 +297,7 @@ class Encoding:
 
     def encode_batch(self, texts: Iterable[str], *, num_threads: int = 1, **kwargs: Any) -> list[list[int]]:
         """:meth:`encode` over many texts; ``num_threads > 1`` uses a thread pool (the core releases the GIL)."""
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int):
-            raise TypeError(f"num_threads must be a positive int, got {num_threads!r}")
-        if num_threads < 1:
-            raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+        num_threads = check_threads(num_threads)
         if isinstance(texts, (str, bytes, bytearray)):  # iterating would encode each character as its own text
             raise TypeError(f"texts must be a list of texts, got a single {type(texts).__name__}; "
                             "use encode() for one text, or pass [text]")
@@ -321,34 +309,6 @@ class Encoding:
             return [self.encode(t, **kwargs) for t in texts]
         with ThreadPoolExecutor(max_workers=num_threads) as pool:
             return list(pool.map(lambda t: self.encode(t, **kwargs), texts))
-
-    # ------------------------------------------------------------------ decoding
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """Concatenate the bytes of ``ids``; unknown ids raise ``ValueError``."""
-        toks = self._tokens
-        out = []
-        for i in ids:
-            if isinstance(i, (bool, np.bool_)):  # a bool is an int to Python, never a token id
-                raise TypeError(f"ids: {i!r} is a bool, not a token id")
-            if isinstance(i, np.integer):  # numpy ids (e.g. from an array of tokens) decode like Python ints
-                i = int(i)
-            if isinstance(i, int) and 0 <= i < len(toks):
-                out.append(toks[i])
-            elif isinstance(i, int) and i in self._decoder:
-                out.append(self._decoder[i])
-            else:
-                raise ValueError(f"ids: {i!r} is not a token id of {self.name}")
-        return b"".join(out)
-
-    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
-        """Decode ``ids`` to text; invalid UTF-8 is replaced by U+FFFD (``errors="strict"`` raises instead)."""
-        if errors not in ERRORS:
-            raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    def token_bytes(self, token: int) -> bytes:
-        """The bytes of one token id."""
-        return self.decode_bytes([token])
 
     # ------------------------------------------------------------------ streaming
     def incremental(self) -> Any:

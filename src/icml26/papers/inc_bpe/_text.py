@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from icml26.papers.inc_bpe._backend import NATIVE
 from icml26.papers.inc_bpe._vocab import CL100K_PAT, EXTRA_HINT, O200K_PAT
 
-__all__ = ["ERRORS", "fix_surrogates", "native_pattern", "regex_module", "special_set"]
-
-ERRORS = ("replace", "strict", "ignore", "backslashreplace", "surrogateescape")
+__all__ = ["allowed_set", "check_disallowed", "fix_surrogates", "native_pattern", "regex_module"]
 
 
 def regex_module() -> Any:
@@ -37,14 +36,42 @@ def fix_surrogates(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def special_set(value: object, specials: Mapping[str, int], arg: str, name: str) -> set[str]:
-    """``"all"`` or a collection of special-token strings of this encoding, as a set; anything else raises."""
+def allowed_set(value: object, specials: Mapping[str, int]) -> set[str]:
+    """``allowed_special`` as the set of this encoding's special tokens it allows: ``"all"``, or a collection of str
+    whose names that are no special token of the encoding are ignored (as tiktoken does)."""
     if isinstance(value, str) and value == "all":
         return set(specials)
     if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
-        raise TypeError(f'{arg} must be "all" or a collection of special-token strings, got {value!r}')
+        raise TypeError(f'allowed_special must be "all" or a collection of special-token strings, got {value!r}')
     out = set(value)
-    unknown = out - set(specials)
-    if unknown:
-        raise ValueError(f"{arg}: {sorted(map(repr, unknown))} are not special tokens of {name}")
-    return out
+    if not all(isinstance(s, str) for s in out):
+        raise TypeError(f"allowed_special must hold str, got {sorted(map(repr, out))}")
+    return out & set(specials)
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(strings: frozenset[str]) -> Any:
+    regex = regex_module()
+    return regex.compile("|".join(regex.escape(s) for s in sorted(strings, key=len, reverse=True)))
+
+
+def check_disallowed(text: str, value: object, allowed: set[str], specials: Mapping[str, int]) -> None:
+    """Raise ``ValueError`` when ``text`` contains a string of ``disallowed_special`` (tiktoken's rule: any listed
+    string counts, a special token of the encoding or not, and only its occurrence raises). ``"all"``: every special
+    token not allowed."""
+    if isinstance(value, str) and value == "all":
+        disallowed = frozenset(set(specials) - allowed)
+    elif isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        raise TypeError(f'disallowed_special must be "all" or a collection of special-token strings, got {value!r}')
+    else:
+        disallowed = frozenset(value)
+        if not all(isinstance(s, str) for s in disallowed):
+            raise TypeError(f"disallowed_special must hold str, got {sorted(map(repr, disallowed))}")
+    if not disallowed:
+        return
+    m = _alternation(disallowed).search(text)
+    if m is not None:
+        tok = m.group()
+        hint = f"allowed_special={{{tok!r}}} to encode it as its special token, or " if tok in specials else ""
+        raise ValueError(f"text contains {tok!r}, which disallowed_special disallows; pass {hint}"
+                         "disallowed_special=() to encode it as ordinary text")
