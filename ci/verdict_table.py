@@ -7,7 +7,6 @@ method and bar): on any other basis the harness reports a missed bar as ``inconc
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
