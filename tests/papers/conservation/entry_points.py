@@ -1,7 +1,9 @@
 """The public entry points of [P04] for the bad-input conformance test."""
 
 import numpy as np
+import torch
 
+from icml26.common.models import tiny_causal_lm
 from icml26.common.nn import GPTConfig, TinyGPT
 from icml26.common.nn.blocks import MLP, Attention, MoE, RMSNorm
 from icml26.papers.conservation import (
@@ -10,17 +12,24 @@ from icml26.papers.conservation import (
     flow_rates,
     gating_rate_exact,
     law_corank,
+    llama_float64,
+    llama_flow_rates,
+    llama_gd_drift,
+    llama_random_symmetry_,
     markov_batches,
     model_laws,
     per_sample_jacobian,
     random_symmetry_,
     relative_drift,
     rope_commuting,
+    rope_commuting_half,
     scale_hidden_units_,
+    scale_llama_hidden_units_,
     scale_rmsnorm_,
     sgd_drift,
     shift_router_,
     thm47_counterexample,
+    transform_llama_qk_,
     transform_qk_,
     transform_vo_,
 )
@@ -38,6 +47,10 @@ _norm = RMSNorm(8).double()
 _net = TwoLayerNet.random(d=3, m=2, c=1, activation="gelu", seed=0)
 _ce = thm47_counterexample()
 _eye = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
+_llama = llama_float64(tiny_causal_lm(seed=0, hidden_size=16, num_layers=1, num_heads=4, num_kv_heads=2,
+                                      intermediate_size=8)[0])
+_lmlp, _lattn = _llama.model.layers[0].mlp, _llama.model.layers[0].self_attn
+_ids = torch.arange(6, dtype=torch.int64).view(1, 6)
 
 ENTRY_POINTS = [
     Entry("markov_batches", markov_batches,
@@ -70,6 +83,18 @@ ENTRY_POINTS = [
     Entry("per_sample_jacobian", per_sample_jacobian, valid={"net": _net, "X": np.ones((4, 3))}, kinds={"X": "array"}),
     Entry("expected_corank", expected_corank, valid={"activation": "relu", "d": 3, "m": 2, "c": 1},
           kinds={"activation": "str", "d": "int", "m": "int", "c": "int"}),
+    Entry("rope_commuting_half", rope_commuting_half, valid={"a": np.ones((2, 2)), "b": np.zeros((2, 2))},
+          kinds={"a": "array", "b": "array"}),
+    Entry("scale_llama_hidden_units_", scale_llama_hidden_units_, valid={"mlp": _lmlp, "s": np.ones(8),
+                                                                         "branch": "up_proj"},
+          kinds={"s": "array", "branch": "str"}),
+    Entry("transform_llama_qk_", transform_llama_qk_, valid={"attn": _lattn, "E": _eye}, kinds={"E": "array"}),
+    Entry("llama_random_symmetry_", llama_random_symmetry_, valid={"model": _llama, "seed": 0, "spread": 0.1},
+          kinds={"seed": "seed", "spread": "real"}),
+    Entry("llama_flow_rates", llama_flow_rates, valid={"model": _llama, "input_ids": _ids},
+          kinds={"input_ids": "array"}),
+    Entry("llama_gd_drift", llama_gd_drift, valid={"model": _llama, "input_ids": _ids, "lr": 1e-4, "steps": 1},
+          kinds={"input_ids": "array", "lr": "real", "steps": "int"}),
     Entry("gating_rate_exact", gating_rate_exact,
           valid={"router": _ce["router"], "experts": _ce["experts"], "x": _ce["x"], "y": _ce["y"],
                  "gating": "softmax"},

@@ -22,6 +22,12 @@ def drift_rows(law_tau=(1.95, 2.0, 2.05), law_k=(0.95, 1.0, 1.05), control_tau=(
     return rows + [{"kind": "law:mlp.router", "linear": True, "drift": [linear, linear]}]
 
 
+def llama(law: float = 1e-16, rate: float = 1e-16, control_rate: float = 0.1, law_tau=(1.95, 2.0, 2.05)) -> dict:
+    """The three parts of llama_invariance_and_laws (no linear law in a Llama: the drift rows drop the router row)."""
+    return {"invariance": invariance_rows(law=law), "rates": ortho_rows(law=rate, control=control_rate),
+            "drift": [r for r in drift_rows(law_tau=law_tau) if not r["linear"]]}
+
+
 def corank_rows(smooth_sv: float = 1e-3, smooth_corank: int = 0, control_ok: bool = True) -> list[dict]:
     rows = [{"activation": a, "corank": smooth_corank, "expected": 0, "min_sv_ratio": smooth_sv} for a in ("gelu", "silu")]
     return rows + [{"activation": "relu", "corank": 2 if control_ok else 1, "expected": 2, "min_sv_ratio": 1e-16}]
@@ -49,6 +55,10 @@ PLANTED = {
         budget_variants=((
             {"rows": drift_rows(law_tau=(1.9, 2.0, 2.1) * 3, law_k=(0.9, 1.0, 1.1) * 3, control_tau=(1.0,) * 9)},
             {"rows": drift_rows(law_tau=(1.9, 2.0, 2.1) * 3, law_k=(1.9, 2.0, 2.1) * 3, control_tau=(1.0,) * 9)}),),
+    ),
+    "llama_invariance_and_laws": Planted(
+        holds=llama(),
+        fails=llama(law=1e-9),  # the "symmetry" changed the logits
     ),
     "gelu_silu_no_law": Planted(
         holds={"rows": corank_rows()},

@@ -10,6 +10,7 @@ from icml26.papers.conservation._rules import (
     judge_drift,
     judge_gating,
     judge_invariance,
+    judge_llama,
     judge_orthogonal,
 )
 from icml26.papers.conservation.claims import DriftConfig
@@ -96,3 +97,15 @@ def test_gating_rule() -> None:
     assert blind.verdict is Verdict.INCONCLUSIVE
     with pytest.raises(ValueError, match="same, non-zero length"):
         judge_gating(exact_rate=[0.0], softmax_rate=[0.0, 0.0], float64_rate=[0.0], bars=bars)
+
+
+@pytest.mark.parametrize(("planted", "expected"), [
+    ({}, Verdict.HOLDS),
+    ({"law": 1e-9}, Verdict.FAILS),  # the group element changed the logits
+    ({"rate": 1e-3}, Verdict.FAILS),  # a law not orthogonal to the gradient
+    ({"law_tau": (0.95, 1.0, 1.05)}, Verdict.FAILS),  # a law drifting O(τ) under GD
+    ({"control_rate": 1e-6}, Verdict.INCONCLUSIVE),  # the non-laws show no rate: the test is blind
+])
+def test_llama_rule(planted: dict, expected: Verdict) -> None:
+    j = judge_llama(**P.llama(**planted), bars=BARS["llama_invariance_and_laws"])
+    assert j.verdict is expected, j.reason

@@ -12,11 +12,16 @@ modules of :mod:`icml26.common.nn`) together with its symmetry group action:
 * softmax-gated MoE (Thms 4.5-4.6): ``Σ_e W_gate[e, :]`` plus each expert's laws -- :func:`moe_router_law`;
 * RMSNorm scale (the research notes' extension, not a theorem of the paper): ``γ_i² − Σ_consumers ‖W[i, :]‖²`` --
   :func:`rmsnorm_laws`;
-* GELU/SiLU MLP (Thm 4.1): no non-constant law -- tested by the Jacobian co-rank, :func:`law_corank`.
+* GELU/SiLU MLP (Thm 4.1): no non-constant law -- tested by the Jacobian co-rank, :func:`law_corank`;
+* transformers' Llama layers (SmolLM2 and kin): the SwiGLU law on ``up_proj``/``down_proj``
+  (:func:`llama_swiglu_laws`, :func:`scale_llama_hidden_units_`) and the RoPE law per key head and frequency pair
+  ``(j, j + d_h/2)`` with grouped-query heads (:func:`llama_rope_qk_laws`, :func:`rope_commuting_half`,
+  :func:`transform_llama_qk_`); :func:`llama_flow_rates` and :func:`llama_gd_drift` measure them on a real LM.
 
 Claims (words, bars and basis in paper.toml; measured in ``_checks_model.py`` / ``_checks_exact.py``, judged in
 ``_rules.py``): the group actions leave the function unchanged; each law is orthogonal to the loss gradient; SGD drift
-scales as ``O(τ²k)`` (Fig. 2, scaled down); GELU/SiLU nets have none (Thm 4.1); and Thm 4.7 (normalised-sigmoid
+scales as ``O(τ²k)`` (Fig. 2, scaled down); the same three on a pretrained Llama (SmolLM2-135M, float64 copy with
+float64 RMSNorms); GELU/SiLU nets have none (Thm 4.1); and Thm 4.7 (normalised-sigmoid
 gating keeps the router law), checked in exact arithmetic on the counterexample of a third-party audit (it fails:
 rate 9/250). The theorem statements were read in the research notes, which take them from that audit.
 
@@ -56,6 +61,19 @@ from icml26.papers.conservation._laws import (
     rope_qk_laws,
     swiglu_laws,
 )
+from icml26.papers.conservation._llama import (
+    llama_float64,
+    llama_flow_rates,
+    llama_gd_drift,
+    llama_layers,
+    llama_quantities,
+    llama_random_symmetry_,
+    llama_rope_qk_laws,
+    llama_swiglu_laws,
+    rope_commuting_half,
+    scale_llama_hidden_units_,
+    transform_llama_qk_,
+)
 from icml26.papers.conservation._model import (
     NormalizedSigmoidMoE,
     model_controls,
@@ -85,6 +103,14 @@ __all__ = [
     "gating_rate_exact",
     "head_matrices",
     "law_corank",
+    "llama_float64",
+    "llama_flow_rates",
+    "llama_gd_drift",
+    "llama_layers",
+    "llama_quantities",
+    "llama_random_symmetry_",
+    "llama_rope_qk_laws",
+    "llama_swiglu_laws",
     "markov_batches",
     "model_controls",
     "model_laws",
@@ -96,13 +122,16 @@ __all__ = [
     "relu_mlp_laws",
     "rmsnorm_laws",
     "rope_commuting",
+    "rope_commuting_half",
     "rope_qk_laws",
     "scale_hidden_units_",
+    "scale_llama_hidden_units_",
     "scale_rmsnorm_",
     "sgd_drift",
     "shift_router_",
     "swiglu_laws",
     "thm47_counterexample",
+    "transform_llama_qk_",
     "transform_qk_",
     "transform_vo_",
     "use_sigmoid_gating_",

@@ -11,6 +11,9 @@ A *sensitivity* part (a control that must move, a cross-check that must agree) t
 - ``sgd_drift_scaling``: rows ``{"kind": "law:<k>" | "control:<k>", "linear", "tau_slope", "k_slope", "drift"}``; per law
   kind the bootstrap CIs of the τ-slope and the k-slope lie in ``law_tau_slope`` / ``law_k_slope``, per control kind
   the τ-slope in ``control_tau_slope``; the linear router law's drift meets ``linear_law_drift``.
+- ``llama_invariance_and_laws``: ``invariance`` rows as for ``group_invariance``, ``rates`` rows as for
+  ``laws_orthogonal`` and ``drift`` rows as for ``sgd_drift_scaling`` (one per layer and kind), measured on a
+  transformers Llama; every part must hold.
 - ``gelu_silu_no_law``: rows ``{"activation", "corank", "expected", "min_sv_ratio"}``; the GELU/SiLU Jacobians' smallest
   σ/σ_max meets ``full_rank_margin`` (fails at or below ``rank_tol``), the controls' co-ranks their closed forms.
 - ``sigmoid_gating_law``: the exact router-sum rate meets ``router_sum_rate`` (= 0); the softmax control and the
@@ -26,7 +29,8 @@ from icml26.claims import Bar, Verdict
 from icml26.common.stats import bootstrap_ci
 from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of, share
 
-__all__ = ["RULES", "SMOOTH", "judge_corank", "judge_drift", "judge_gating", "judge_invariance", "judge_orthogonal"]
+__all__ = ["RULES", "SMOOTH", "judge_corank", "judge_drift", "judge_gating", "judge_invariance", "judge_llama",
+           "judge_orthogonal"]
 
 #: the activations of Thm 4.1 (no law); the others in a co-rank table are controls with known co-ranks
 SMOOTH = ("gelu", "silu")
@@ -138,10 +142,21 @@ def judge_gating(*, exact_rate: Sequence[float], softmax_rate: Sequence[float], 
     })
 
 
+def judge_llama(*, invariance: Sequence[Row], rates: Sequence[Row], drift: Sequence[Row], bars: Mapping[str, Bar]
+                ) -> Judgement:
+    """``llama_invariance_and_laws`` (Thms 4.2, 4.4 and Fig. 2 on a Llama): the group keeps the logits, the laws are
+    orthogonal to ∇L and drift O(τ²k) under GD while the non-laws drift O(τ), each with its sensitivity guards (the
+    bars of ``group_invariance``, ``laws_orthogonal`` and ``sgd_drift_scaling``)."""
+    return all_of({"group invariance": judge_invariance(invariance, bars=bars),
+                   "laws orthogonal": judge_orthogonal(rates, bars=bars),
+                   "GD drift": judge_drift(drift, bars=bars)}, what="invariance, rates and drift")
+
+
 RULES = {
     "group_invariance": judge_invariance,
     "laws_orthogonal": judge_orthogonal,
     "sgd_drift_scaling": judge_drift,
+    "llama_invariance_and_laws": judge_llama,
     "gelu_silu_no_law": judge_corank,
     "sigmoid_gating_law": judge_gating,
 }

@@ -1,5 +1,6 @@
 """The [P04] claims: configs per budget and the CLAIMS table (checks in ``_checks_model.py`` and ``_checks_exact.py``,
-rules in ``_rules.py``). All models are float64 TinyGPTs or two-layer nets."""
+rules in ``_rules.py``). Models are float64 TinyGPTs or two-layer nets, and for ``llama_invariance_and_laws`` a float64
+copy of a transformers Llama (a tiny random one at smoke, SmolLM2-135M at small)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from icml26.claims import Budget, Claim
 from icml26.papers.conservation._checks_exact import check_gelu_silu_no_law, check_sigmoid_gating_law
+from icml26.papers.conservation._checks_llama import check_llama_invariance_and_laws
 from icml26.papers.conservation._checks_model import (
     check_group_invariance,
     check_laws_orthogonal,
@@ -43,6 +45,21 @@ class DriftConfig(ModelSize):
 
 
 @dataclass(frozen=True)
+class LlamaCheckConfig:
+    """``model``: ``"tiny"`` (a random 2-layer ``LlamaForCausalLM``, matrices std ``tiny_init_std``) or a name of
+    :data:`icml26.common.models.CAUSAL_LMS`; ``n_tokens`` docstring tokens in rows of ``seq_len``; ``spread`` of the
+    random group elements and controls; ``steps`` full-batch GD steps at each step size of ``taus``."""
+
+    model: str = "tiny"
+    n_tokens: int = 128
+    seq_len: int = 64
+    spread: float = 0.5
+    tiny_init_std: float = 0.2
+    steps: int = 4
+    taus: tuple[float, ...] = (5e-4, 1e-3, 2e-3)
+
+
+@dataclass(frozen=True)
 class CorankConfig:
     widths: tuple[int, ...] = (2, 4)
     d: int = 3
@@ -70,6 +87,11 @@ CLAIMS = [
         "smoke": Budget(DriftConfig(), seeds=1, expected_s=3),
         "small": Budget(DriftConfig(d_model=32, n_layer=2, steps=120, taus=(1e-3, 2e-3, 4e-3, 8e-3)), seeds=3,
                         expected_s=150),
+    }),
+    Claim("llama_invariance_and_laws", check=check_llama_invariance_and_laws, budgets={
+        "smoke": Budget(LlamaCheckConfig(), seeds=1, expected_s=3),
+        "small": Budget(LlamaCheckConfig(model="smollm2-135m", n_tokens=256, seq_len=128), seeds=2, expected_s=240,
+                        requires=("models",)),
     }),
     Claim("gelu_silu_no_law", check=check_gelu_silu_no_law, budgets={
         "smoke": Budget(CorankConfig(), seeds=1, expected_s=2),
