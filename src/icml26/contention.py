@@ -31,18 +31,22 @@ MIN_CPU_SHARE = 0.85
 MAX_CALIBRATION_DRIFT = 1.3
 
 
-def calibrate(*, reps: int = 5) -> float:
-    """Seconds of a fixed single-threaded kernel (pure-Python arithmetic, ~5-10 ms), best of ``reps`` after one
-    warm-up run."""
-    best = float("inf")
-    for i in range(reps + 1):
-        t0 = time.perf_counter()
-        acc = 0
-        for k in range(100_000):
-            acc = (acc + k * k) % 1_000_003
-        if i:
-            best = min(best, time.perf_counter() - t0)
-    return best
+def _kernel() -> float:
+    t0 = time.perf_counter()
+    acc = 0
+    for k in range(100_000):
+        acc = (acc + k * k) % 1_000_003
+    return time.perf_counter() - t0
+
+
+def calibrate(*, reps: int = 5, warmup_s: float = 0.1) -> float:
+    """Seconds of a fixed single-threaded kernel (pure-Python arithmetic, ~5-10 ms), best of ``reps`` after
+    ``warmup_s`` seconds of the same kernel (an idle core takes a while to reach its clock: a cold first measurement
+    would read as a machine that changed under the check)."""
+    end = time.perf_counter() + warmup_s
+    while time.perf_counter() < end:
+        _kernel()
+    return min(_kernel() for _ in range(reps))
 
 
 def _proc_busy() -> float | None:
