@@ -46,4 +46,8 @@ PLANTED = {
         holds=real_lm(), fails=real_lm(ppl=2.6),  # Wanda-50 % more than doubles the perplexity
         budget_variants=((real_lm(), real_lm(agreement=0.5)), (real_lm(), real_lm(ratio_bytes=1.2))),
     ),
+    "e2e_real_lm_speed": Planted(
+        holds=e2e(2.0, 1.0), fails=e2e(0.83, 1.0),
+        budget_variants=((e2e(2.0, 1.0, 5), e2e(1.0, 1.0, 5, agreement=0.5)),),
+    ),
 }

@@ -21,7 +21,7 @@ baseline (:func:`dense_fp16_gemv`); a Triton GPU kernel behind ``device="cuda"``
 ``memory_reduction`` (1.5x less memory than dense fp16 at 50 %, break-even density ~0.8), ``spmv_speedup_50``
 (1.2-1.5x over cuBLAS at 50 %; a GPU claim, timed), ``e2e_memory`` (a Wanda-50 % decoder needs 1.5x less memory) and
 ``e2e_speed`` (it decodes 1.5x faster; a GPU claim, timed), ``e2e_real_lm`` (the memory claim on a Wanda-50 %
-SmolLM2-135M, with its greedy tokens and perplexity).
+SmolLM2-135M, with its greedy tokens and perplexity) and ``e2e_real_lm_speed`` (its decode speed; a GPU claim, timed).
 
 **Deviations.** The arrays are padded to a multiple of 16 entries (paper: 8) for 16-lane AVX-512 loads. The CPU
 kernel is our adaptation of the warp kernel (16-lane chunks; a byte prefix sum decodes four chunks per step; ``x``

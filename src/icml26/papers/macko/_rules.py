@@ -13,6 +13,7 @@
 - ``e2e_real_lm``: on a pretrained decoder, dense fp16 / MACKO bytes of the block linears meets
   ``memory_reduction``, the smallest greedy-token agreement with the pruned dense fp16 model meets
   ``token_agreement``, and the pruned / dense perplexity on held-out text meets ``perplexity_ratio``.
+- ``e2e_real_lm_speed``: the ``e2e_speed`` rule on the pretrained decoder's paired decode rounds.
 
 Speed numbers are wall-clock-derived and go to ``timings`` (``timed=True``), never to ``measured``.
 """
@@ -114,4 +115,4 @@ def judge_real_lm(out: Mapping[str, object], *, bars: Mapping[str, Bar]) -> Judg
 
 
 RULES = {"memory_reduction": judge_memory, "spmv_speedup_50": judge_spmv_speed, "e2e_memory": judge_e2e_memory,
-         "e2e_speed": judge_e2e_speed, "e2e_real_lm": judge_real_lm}
+         "e2e_speed": judge_e2e_speed, "e2e_real_lm": judge_real_lm, "e2e_real_lm_speed": judge_e2e_speed}
