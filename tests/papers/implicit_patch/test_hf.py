@@ -90,3 +90,14 @@ def test_bad_models_and_ids_are_refused(llama):
         hf_context_patches(llama, [300], [2])
     with pytest.raises(TypeError, match="query_ids"):
         hf_context_patches(llama, [1], [0.5])
+
+
+def test_a_sandwich_norm_block_is_refused_rather_than_patched_wrongly():
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    cfg = Gemma3TextConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                           num_attention_heads=2, num_key_value_heads=1, head_dim=8, max_position_embeddings=32)
+    with torch.random.fork_rng():  # the random init draws from the global generator: leave it as it was
+        gemma = Gemma3ForCausalLM(cfg).eval()
+    with pytest.raises(TypeError, match="sandwich-norm"):
+        hf_context_patches(gemma, [1, 2], [3])

@@ -42,6 +42,10 @@ def _layers(model: Any) -> list[Any]:
                 layer, "post_attention_layernorm"):
             raise TypeError(f"layer {i} is not a Llama-style block (post_attention_layernorm and a gated "
                             f"gate_proj/up_proj/down_proj MLP)")
+        if any(hasattr(layer, n) for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm")):
+            raise TypeError(f"layer {i} is a sandwich-norm block ({type(layer).__name__}, e.g. Gemma's): its "
+                            "post_attention_layernorm normalises the attention output and a norm follows the MLP, so "
+                            "the Llama patches would be wrong; use a Llama-style model (pre-norm, no norm after the MLP)")
     return list(layers)
 
 
