@@ -9,16 +9,13 @@ context + query. The verdict comes from :func:`icml26.papers.implicit_patch._rul
 
 from __future__ import annotations
 
-import inspect
-import json
-import string
-import textwrap
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.common.models import INSTALL_HINT, MissingExtraError, load_causal_lm, tiny_causal_lm
+from icml26.common.text import stdlib_docstrings
 from icml26.figures import new_figure, render
 from icml26.papers.implicit_patch._hf import (
     hf_context_patches,
@@ -28,14 +25,16 @@ from icml26.papers.implicit_patch._hf import (
 )
 from icml26.papers.implicit_patch._rules import judge_real
 
+#: the modules whose docstrings give the context/query pairs
+TEXT_MODULES = ("json", "textwrap", "string", "inspect")
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from icml26.papers.implicit_patch.claims import RealConfig
 
 
 def _text() -> str:
     """English prose shipped with the interpreter: docstrings of a few standard-library modules."""
-    parts = [inspect.getdoc(m) or "" for m in (json, textwrap, string, inspect)]
-    return " ".join(" ".join(p.split()) for p in parts)
+    return " ".join(" ".join(p.split()) for p in stdlib_docstrings(TEXT_MODULES, members=False))
 
 
 def _model(name: str) -> tuple[Any, Any]:

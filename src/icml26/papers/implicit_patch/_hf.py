@@ -61,8 +61,8 @@ def _first(out: Any) -> Tensor:
 
 
 @contextlib.contextmanager
-def _hooks(pairs: list[tuple[Any, Any]], *, pre: bool = False) -> Iterator[None]:
-    handles = [m.register_forward_pre_hook(f) if pre else m.register_forward_hook(f) for m, f in pairs]
+def _hooks(pairs: list[tuple[Any, Any]]) -> Iterator[None]:
+    handles = [m.register_forward_hook(f) for m, f in pairs]
     try:
         yield
     finally:

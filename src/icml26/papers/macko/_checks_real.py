@@ -6,13 +6,13 @@ of the pruned model against the dense one on held-out text. The verdict comes fr
 from __future__ import annotations
 
 import copy
-import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.common.models import INSTALL_HINT, MissingExtraError, load_causal_lm, tiny_causal_lm
+from icml26.common.text import stdlib_docstrings
 from icml26.papers.macko._real import perplexity, to_macko, wanda_prune_model
 from icml26.papers.macko._rules import judge_e2e_speed, judge_real_lm, median_ratio
 
@@ -24,15 +24,7 @@ __all__ = ["check_real_lm", "check_real_lm_speed", "real_lm_build"]
 
 def _text(modules: tuple[str, ...]) -> str:
     """English prose shipped with the interpreter: the docstrings of standard-library modules and their members."""
-    import importlib
-
-    parts = []
-    for name in modules:
-        mod = importlib.import_module(name)
-        parts.append(inspect.getdoc(mod) or "")
-        parts.extend(inspect.getdoc(getattr(mod, a)) or "" for a in sorted(vars(mod)) if not a.startswith("_")
-                     and (inspect.isfunction(getattr(mod, a)) or inspect.isclass(getattr(mod, a))))
-    return " ".join(" ".join(p.split()) for p in parts if p)
+    return " ".join(" ".join(p.split()) for p in stdlib_docstrings(modules) if p)
 
 
 def _windows(tok: Any, text: str, *, n: int, length: int) -> Any:

@@ -7,11 +7,10 @@ The training text is Python's own standard-library docstrings (shipped with the 
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from icml26.common.text import stdlib_docstrings
 from icml26.common.validation import int_at_least, real
 from icml26.common.validation import seed as check_seed
 
@@ -25,15 +24,8 @@ STDLIB_MODULES = ("argparse", "collections", "json", "logging", "string", "textw
 def docstring_corpus(*, modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
     """Paragraphs of the docstrings of ``modules`` and of their public members ([P13] §6: text to tokenize; ours)."""
     out: list[str] = []
-    for name in modules:
-        mod = importlib.import_module(name)
-        docs = [inspect.getdoc(mod) or ""]
-        for attr in sorted(vars(mod)):
-            obj = getattr(mod, attr)
-            if not attr.startswith("_") and (inspect.isclass(obj) or inspect.isfunction(obj)):
-                docs.append(inspect.getdoc(obj) or "")
-        for d in docs:
-            out += [p.strip() for p in d.split("\n\n") if len(p.strip()) >= 20]
+    for d in stdlib_docstrings(modules):
+        out += [p.strip() for p in d.split("\n\n") if len(p.strip()) >= 20]
     return out
 
 
