@@ -1,5 +1,6 @@
 import json
 import os
+import tempfile
 
 import pytest
 from click.testing import CliRunner
@@ -11,6 +12,10 @@ from icml26.cli import main
 def cli(monkeypatch):
     monkeypatch.setenv("ICML26_CACHE_DIR", "unset")  # records the original state, restored after the test ...
     monkeypatch.delenv("ICML26_CACHE_DIR")  # ... since reproduce sets it for the process
+    monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", "unset"))  # reproduce points TMPDIR into --out as well
+    if os.environ["TMPDIR"] == "unset":
+        monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
     return CliRunner()
 
 
@@ -46,6 +51,7 @@ def test_reproduce_writes_results_and_report(cli, toy_papers, tmp_path):
     res = cli.invoke(main, ["reproduce", "alpha:always_wrong", "--executor", "serial", "--out", str(out)])
     assert len((out / "results.jsonl").read_text().splitlines()) == 3  # re-runs append
     assert os.environ["ICML26_CACHE_DIR"] == str(out.resolve() / "cache")  # method caches stay in the output folder
+    assert tempfile.gettempdir() == str(out.resolve() / "cache" / "tmp")  # and so do the checks' scratch files
     os.remove(out / "report" / "index.html")
     res = cli.invoke(main, ["report", "--out", str(out)])
     assert res.exit_code == 0 and (out / "report" / "index.html").is_file()

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any, NoReturn
@@ -256,15 +257,21 @@ def reproduce(targets: tuple[str, ...], budget: str, seeds: int | None, seed: in
 
 def _keep_caches_in(out: Path, *, ray: bool) -> None:
     """Caches that methods keep (e.g. inc_bpe's vocabulary preprocessing), the libraries' caches (matplotlib, torch
-    inductor, triton, Hugging Face) and a local Ray cluster's session files stay inside the output folder during a
-    run (workers inherit the environment)."""
+    inductor, triton, Hugging Face), temporary files ($TMPDIR) and a local Ray cluster's session files stay inside the
+    output folder during a run (workers inherit the environment)."""
     cache = out.resolve() / "cache"
     for var, sub in _CACHE_VARS.items():
         os.environ.setdefault(var, str(cache / sub) if sub else str(cache))
+    # scratch files of the checks and of the libraries they call (a sandbox's working folder, pytesseract's images)
+    scratch = cache / "tmp"
+    scratch.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # tempfile caches the folder it chose first
     if ray and "RAY_TMPDIR" not in os.environ:
         if len(str(cache / "ray")) <= RAY_TMPDIR_MAX:
             os.environ["RAY_TMPDIR"] = str(cache / "ray")
-        else:
+        else:  # Ray would otherwise put its sockets under $TMPDIR
+            os.environ["RAY_TMPDIR"] = "/tmp/ray"
             log.warning("--out path too long for Ray's sockets: the local Ray cluster keeps its files under /tmp/ray")
 
 
