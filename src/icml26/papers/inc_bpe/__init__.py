@@ -34,8 +34,9 @@ Deviations from the paper and from tiktoken:
     early only for the cl100k/o200k patterns (bounded look-ahead): with any other ``pat_str`` tokens come out at
     ``finish`` (still exact);
   * vocabularies are byte-level (atoms = bytes); the paper's character-level mode is not implemented;
-  * with pre-tokenization, a byte string cut inside a UTF-8 character treats the cut bytes as the start of the next
-    character (tiktoken's ``_encode_bytes`` appends them to the last regex piece), so the two can differ there.
+  * with pre-tokenization, ``encode_bytes`` and the streaming encoder treat the bytes of a UTF-8 character cut short
+    as the start of the next character; ``Encoding._encode_bytes`` follows tiktoken's rule instead (the invalid rest
+    is joined to the last regex piece), so the two can differ there.
 Without the C++ extension (``ICML26_NO_EXT=1``) the pure-Python heap BPE is used (exact, slow, non-eager streaming);
 a build that lacks the extension falls back too, with a logged warning.
 """

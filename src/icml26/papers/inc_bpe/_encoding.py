@@ -10,16 +10,14 @@ fallback) is split with the ``regex`` module, which implements a newer Unicode v
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
-
-import numpy as np
 
 from icml26.papers.inc_bpe._backend import NATIVE, make_core
 from icml26.papers.inc_bpe._text import allowed_set, check_disallowed, fix_surrogates, native_pattern, regex_module
 from icml26.papers.inc_bpe._tiktoken_api import TiktokenAPI, check_threads
-from icml26.papers.inc_bpe._vocab import VocabSpec, builtin_spec, read_tiktoken_file
+from icml26.papers.inc_bpe._vocab import VocabSpec, builtin_spec, check_n_vocab, read_tiktoken_file, tokens_from_ranks
 
 __all__ = ["Encoding", "load_encoding"]
 
@@ -45,14 +43,20 @@ class Encoding(TiktokenAPI):
 
     def __init__(
         self,
-        *,
         name: str,
-        tokens: Sequence[bytes],
+        *,
         pat_str: str,
+        mergeable_ranks: Mapping[bytes, int] | None = None,
         special_tokens: Mapping[str, int] | None = None,
+        explicit_n_vocab: int | None = None,
+        tokens: Sequence[bytes] | None = None,
         pretokenize: bool = True,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
+        if (mergeable_ranks is None) == (tokens is None):
+            raise TypeError("give exactly one of mergeable_ranks (tiktoken's form) and tokens")
+        if tokens is None:
+            tokens = tokens_from_ranks(mergeable_ranks, arg="mergeable_ranks")
         if not isinstance(pat_str, str):
             raise TypeError(f"pat_str must be str, got {type(pat_str).__name__}")
         if not isinstance(pretokenize, bool):
@@ -86,6 +90,8 @@ class Encoding(TiktokenAPI):
             regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))) if specials else None
         )
         self._decoder: dict[int, bytes] = {i: s.encode("utf-8") for s, i in specials.items()}
+        if explicit_n_vocab is not None:
+            check_n_vocab(explicit_n_vocab, len(tokens) + len(specials), self.n_vocab)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle (and ``copy.deepcopy``) by what the encoding is made of: a built-in name reloads from the installed
@@ -130,19 +136,7 @@ class Encoding(TiktokenAPI):
         cache: bool | str | os.PathLike[str] = True,
     ) -> Encoding:
         """Build from tiktoken-style ``mergeable_ranks`` (token bytes -> rank; ranks must be exactly ``0..n-1``)."""
-        if not isinstance(ranks, Mapping):
-            raise TypeError(f"ranks must be a mapping of token bytes to int ranks, got {type(ranks).__name__}")
-        for t, r in ranks.items():
-            if not isinstance(t, (bytes, bytearray)):
-                raise TypeError(f"ranks: keys must be token bytes, got {type(t).__name__} {t!r}")
-            if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)):
-                raise TypeError(f"ranks: the rank of {bytes(t)!r} must be an int, got {type(r).__name__} {r!r}")
-        n = len(ranks)
-        if sorted(int(r) for r in ranks.values()) != list(range(n)):
-            raise ValueError("ranks: values must be exactly 0..n-1")
-        tokens: list[bytes] = [b""] * n
-        for t, r in ranks.items():
-            tokens[int(r)] = bytes(t)
+        tokens = tokens_from_ranks(ranks, arg="ranks")
         try:
             return cls(
                 name=name, tokens=tokens, pat_str=pat_str, special_tokens=special_tokens, pretokenize=pretokenize,
@@ -263,18 +257,24 @@ class Encoding(TiktokenAPI):
         if not allowed or self._special_re is None:
             return self.encode_ordinary(text)
         out: list[int] = []
+        for chunk, special in self._segments(text, allowed):
+            out.extend(self.encode_ordinary(chunk))
+            if special is not None:
+                out.append(special)
+        return out
+
+    def _segments(self, text: str, allowed: set[str]) -> Iterator[tuple[str, int | None]]:
+        """``text`` as (ordinary text, id of the allowed special token after it, or None for the last chunk)."""
         start = find = 0
         # tiktoken's scan: the next special from `find`; one not allowed moves the search on by a character only, so
         # an allowed special overlapping it (e.g. "bc" in "abc" with "ab" not allowed) is still found
-        while (m := self._special_re.search(text, find)) is not None:
+        while allowed and self._special_re is not None and (m := self._special_re.search(text, find)) is not None:
             if m.group() not in allowed:
                 find = m.start() + 1
                 continue
-            out.extend(self.encode_ordinary(text[start : m.start()]))
-            out.append(self._special[m.group()])
+            yield text[start : m.start()], self._special[m.group()]
             start = find = m.end()
-        out.extend(self.encode_ordinary(text[start:]))
-        return out
+        yield text[start:], None
 
     def encode_bytes(self, data: bytes) -> list[int]:
         """Encode raw bytes (any bytes, not only UTF-8); decode_bytes(encode_bytes(b)) == b.

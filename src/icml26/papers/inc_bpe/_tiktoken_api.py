@@ -274,3 +274,31 @@ class TiktokenAPI:
         """:meth:`encode` as a ``uint32`` numpy array (special tokens handled as in :meth:`encode`)."""
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return np.array(ids, dtype=np.uint32)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """As tiktoken's ``encode_with_unstable``: ``(stable, completions)``, the tokens more text cannot change and every
+        token sequence that could begin the rest (order unspecified), with :meth:`encode`'s special-token rules."""
+        from icml26.papers.inc_bpe._text import allowed_set, check_disallowed, fix_surrogates
+        from icml26.papers.inc_bpe._unstable import encode_with_unstable
+
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        allowed = allowed_set(allowed_special, self._special)
+        check_disallowed(text, disallowed_special, allowed, self._special)
+        return encode_with_unstable(self, fix_surrogates(text), allowed)  # type: ignore[arg-type]
+
+    def _encode_bytes(self, text: bytes) -> list[int]:
+        """As tiktoken's ``_encode_bytes``: valid UTF-8 as :meth:`encode_ordinary`; for invalid UTF-8, the last regex
+        piece of the valid prefix is joined to the invalid rest and that is BPE-encoded as one piece
+        (:meth:`Encoding.encode_bytes` keeps each piece apart, the streaming semantics)."""
+        from icml26.papers.inc_bpe._unstable import encode_bytes_tiktoken
+
+        if not isinstance(text, (bytes, bytearray, memoryview)):
+            raise TypeError(f"text must be bytes, got {type(text).__name__}")
+        return encode_bytes_tiktoken(self, bytes(text))  # type: ignore[arg-type]

@@ -13,9 +13,13 @@ import gzip
 import hashlib
 import importlib.util
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["CL100K_PAT", "O200K_PAT", "VocabSpec", "builtin_spec", "find_vocab_file", "read_tiktoken_file"]
+import numpy as np
+
+__all__ = ["CL100K_PAT", "O200K_PAT", "VocabSizeError", "VocabSpec", "builtin_spec", "check_n_vocab", "find_vocab_file",
+           "read_tiktoken_file", "tokens_from_ranks"]
 
 CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
@@ -140,3 +144,36 @@ def builtin_spec(name: str) -> VocabSpec:
     if digest != _SHA256[name]:
         raise ValueError(f"name: the {name} file at {path!r} has sha256 {digest}, expected {_SHA256[name]}")
     return VocabSpec(name=name, tokens=tokens, pat_str=_PATS[name], special_tokens=dict(_SPECIALS[name]), sha256=digest)
+
+
+def tokens_from_ranks(ranks: object, *, arg: str) -> list[bytes]:
+    """A tiktoken ``mergeable_ranks`` table (token bytes -> rank) as token bytes indexed by rank; the ranks must be exactly
+    ``0..n-1`` (errors name ``arg``)."""
+    if not isinstance(ranks, Mapping):
+        raise TypeError(f"{arg} must be a mapping of token bytes to int ranks, got {type(ranks).__name__}")
+    for t, r in ranks.items():
+        if not isinstance(t, (bytes, bytearray)):
+            raise TypeError(f"{arg}: keys must be token bytes, got {type(t).__name__} {t!r}")
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)):
+            raise TypeError(f"{arg}: the rank of {bytes(t)!r} must be an int, got {type(r).__name__} {r!r}")
+    n = len(ranks)
+    if sorted(int(r) for r in ranks.values()) != list(range(n)):
+        raise ValueError(f"{arg}: values must be exactly 0..n-1")
+    tokens: list[bytes] = [b""] * n
+    for t, r in ranks.items():
+        tokens[int(r)] = bytes(t)
+    return tokens
+
+
+class VocabSizeError(AssertionError, ValueError):
+    """``explicit_n_vocab`` disagrees with the tables (tiktoken asserts; a ``ValueError`` as well)."""
+
+
+def check_n_vocab(explicit_n_vocab: object, n_entries: int, n_vocab: int) -> None:
+    """The two checks tiktoken makes of ``explicit_n_vocab``: it counts every regular and special token, and is one more
+    than the largest id."""
+    if isinstance(explicit_n_vocab, bool) or not isinstance(explicit_n_vocab, int):
+        raise TypeError(f"explicit_n_vocab must be an int, got {type(explicit_n_vocab).__name__}")
+    if explicit_n_vocab != n_entries or explicit_n_vocab != n_vocab:
+        raise VocabSizeError(f"explicit_n_vocab={explicit_n_vocab}, but the encoding has {n_entries} tokens and its "
+                             f"largest id is {n_vocab - 1}")
