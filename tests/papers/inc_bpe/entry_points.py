@@ -12,7 +12,7 @@ ENTRY_POINTS = [
     Entry("Encoding.encode", _enc.encode, valid={"text": "hello <|endoftext|>", "allowed_special": "all",
                                                  "disallowed_special": "all"},
           kinds={"allowed_special": "str", "disallowed_special": "str"}),
-    Entry("Encoding.encode_batch", _enc.encode_batch, valid={"texts": ["hello world", "你好"], "num_threads": 1},
+    Entry("Encoding.encode_batch", _enc.encode_batch, valid={"text": ["hello world", "你好"], "num_threads": 1},
           kinds={"num_threads": "int"}),
     Entry("Encoding.decode", _enc.decode, valid={"tokens": [15339, 1917], "errors": "replace"}, kinds={"errors": "str"}),
     Entry("Encoding.decode_bytes", _enc.decode_bytes, valid={"tokens": np.array([15339, 1917])}, kinds={"tokens": "array"},

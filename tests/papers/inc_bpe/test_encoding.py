@@ -189,9 +189,9 @@ def test_special_arguments_are_validated_alike(cl100k):
 def test_encode_batch_refuses_a_single_text(cl100k):
     """A str is iterable: without the check, "abc" would come back as three one-character encodings."""
     for one in ("abc", b"abc"):
-        with pytest.raises(TypeError, match="texts must be a list of texts"):
+        with pytest.raises(TypeError, match="text must be a list of texts"):
             cl100k.encode_batch(one)
-    with pytest.raises(TypeError, match=r"texts\[1\] must be str"):
+    with pytest.raises(TypeError, match=r"text\[1\] must be str"):
         cl100k.encode_batch(["a", 3])
     assert cl100k.encode_batch(iter(["abc"])) == [cl100k.encode("abc")]  # any iterable of texts
 

@@ -115,3 +115,30 @@ def test_constructor_refuses_both_or_neither_table():
         Encoding("toy", pat_str=CL100K_PAT, mergeable_ranks=BYTE_RANKS, tokens=list(BYTE_RANKS), special_tokens={})
     with pytest.raises(ValueError, match="mergeable_ranks: values must be exactly"):
         Encoding("toy", pat_str=CL100K_PAT, mergeable_ranks={b"a": 1}, special_tokens={})
+
+
+BATCH = ["hello world", "", "你好 <|endoftext|> x", "a\ud800b", "x" * 3000, "  \n\t 123", "é" * 50] * 7
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, 3, 8])
+def test_batches_on_native_threads_like_tiktoken(pair, num_threads):
+    """The batch methods (native threads without the GIL for cl100k/o200k) give tiktoken's outputs for any thread
+    count, lone surrogates included."""
+    ours, tk = pair
+    assert ours.encode_ordinary_batch(BATCH, num_threads=num_threads) == tk.encode_ordinary_batch(BATCH)
+    assert ours.encode_batch(BATCH, num_threads=num_threads, allowed_special="all") == tk.encode_batch(
+        BATCH, allowed_special="all")
+    assert ours.encode_batch(BATCH, num_threads=num_threads, disallowed_special=()) == tk.encode_batch(
+        BATCH, disallowed_special=())
+    with pytest.raises(ValueError):
+        tk.encode_batch(BATCH)
+    with pytest.raises(ValueError, match="disallowed_special"):
+        ours.encode_batch(BATCH, num_threads=num_threads)
+    assert ours.encode_batch(text=["hi"]) == tk.encode_batch(text=["hi"])  # tiktoken's parameter name
+
+
+def test_batch_without_native_scanner_matches(cl100k):
+    """A pattern the native scanner does not know runs on the thread pool: same outputs."""
+    own = Encoding("own", pat_str=r"\S+|\s+", tokens=list(cl100k._tokens), special_tokens={})
+    texts = ["hello world  x", "你好", ""] * 5
+    assert own.encode_ordinary_batch(texts, num_threads=2) == [own.encode_ordinary(t) for t in texts]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import codecs
 import functools
-from collections.abc import Collection, Iterable, Sequence
+import os
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -48,6 +49,37 @@ def check_threads(num_threads: object) -> int:
     if num_threads < 1:
         raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
     return int(num_threads)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity masks
+        return max(os.cpu_count() or 1, 1)
+
+
+def batch_texts(text: object, num_threads: int) -> list[str]:
+    """``text`` of a batch method as a list of str (``TypeError`` naming the item otherwise); one str is refused, as
+    iterating it would encode each character as its own text."""
+    del num_threads  # checked by the caller before the texts, as tiktoken reads its arguments
+    if isinstance(text, (str, bytes, bytearray)) or not isinstance(text, Iterable):
+        raise TypeError(f"text must be a list of texts, got {type(text).__name__}; use encode() for one text, "
+                        "or pass [text]")
+    texts = list(text)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"text[{i}] must be str, got {type(t).__name__}")
+    return texts
+
+
+def pooled(items: list[Any], fn: Callable[[Any], list[int]], num_threads: int) -> list[list[int]]:
+    """``fn`` over ``items`` on a thread pool of at most ``num_threads`` (and the usable cores) threads."""
+    threads = min(num_threads, usable_cores(), max(len(items), 1))
+    if threads == 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(fn, items))
 
 
 def _check_errors(errors: object) -> str:
@@ -99,6 +131,8 @@ class TiktokenAPI:
         def n_vocab(self) -> int: ...
 
         def encode_ordinary(self, text: str) -> list[int]: ...
+
+        def _ordinary_batch(self, texts: list[str], num_threads: int) -> list[list[int]]: ...
 
         def encode(
             self,
@@ -249,20 +283,12 @@ class TiktokenAPI:
         return [self.decode_bytes(seq) for seq in _sequences(batch, "batch")]  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ encoding variants
-    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 1) -> list[list[int]]:
-        """:meth:`encode_ordinary` of every text of ``text`` (a list of str); ``num_threads > 1`` uses a thread pool
-        (the [P19] core releases the GIL)."""
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+        """:meth:`encode_ordinary` of every text of ``text`` (a list of str), as tiktoken's method: up to
+        ``num_threads`` threads (at most the usable cores), native ones without the GIL for cl100k/o200k ([P19]'s
+        core on every piece)."""
         threads = check_threads(num_threads)
-        if isinstance(text, (str, bytes, bytearray)) or not isinstance(text, Iterable):
-            raise TypeError(f"text must be a list of texts, got {type(text).__name__}; use encode_ordinary() for one")
-        texts = list(text)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"text[{i}] must be str, got {type(t).__name__}")
-        if threads == 1:
-            return [self.encode_ordinary(t) for t in texts]
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            return list(pool.map(self.encode_ordinary, texts))
+        return self._ordinary_batch(batch_texts(text, threads), threads)
 
     def encode_to_numpy(
         self,

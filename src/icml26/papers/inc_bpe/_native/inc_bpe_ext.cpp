@@ -5,7 +5,10 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/optional.h>
 
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <thread>
 #include <optional>
 #include <algorithm>
 #include <stdexcept>
@@ -129,6 +132,48 @@ nb::list encode_text(const Vocab& v, nb::handle text, int kind) {
   return res;
 }
 
+// Many texts at once: pre-tokenize and encode them on `threads` native threads (the calling one included), all
+// without the GIL; the texts are shared read-only, each thread has its own scratch buffer and its own outputs.
+nb::list encode_text_batch(const Vocab& v, const nb::list& texts, int kind, int threads) {
+  const incbpe::Pattern p = pattern_of(kind);
+  if (threads < 1) throw nb::value_error("threads must be >= 1");
+  std::vector<std::pair<const uint8_t*, size_t>> views;
+  views.reserve(nb::len(texts));
+  for (nb::handle h : texts) views.push_back(utf8_view(h, "texts: every item"));
+  std::vector<std::vector<uint32_t>> outs(views.size());
+  std::exception_ptr failure;
+  {
+    nb::gil_scoped_release release;  // the caller's list keeps every text alive
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&]() {
+      try {
+        std::vector<uint32_t> scratch;
+        for (size_t i; !failed && (i = next.fetch_add(1)) < views.size();) {
+          const uint8_t* s = views[i].first;
+          outs[i].reserve(views[i].second / 3 + 8);
+          incbpe::split(p, s, views[i].second,
+                        [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, outs[i], scratch); });
+        }
+      } catch (...) {
+        if (!failed.exchange(true)) failure = std::current_exception();
+      }
+    };
+    const size_t n_threads = std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(views.size(), 1));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  nb::list res;
+  for (auto& o : outs) {
+    res.append(to_list(o));
+    std::vector<uint32_t>().swap(o);
+  }
+  return res;
+}
+
 // Piece boundaries [start0, end0, start1, end1, ...] in bytes, or in characters (an invalid byte counts as one
 // character, as under surrogateescape decoding).
 std::vector<size_t> split_spans(nb::handle text, int kind, bool chars) {
@@ -208,7 +253,9 @@ NB_MODULE(_inc_bpe_native, m) {
       .def("encode_pieces", &encode_pieces, nb::arg("pieces"),
            "BPE of each piece (str as UTF-8, or bytes), concatenated.")
       .def("encode_text", &encode_text, nb::arg("text"), nb::arg("pattern"),
-           "Native pre-tokenization (pattern 1 = cl100k, 2 = o200k) then BPE of every piece.");
+           "Native pre-tokenization (pattern 1 = cl100k, 2 = o200k) then BPE of every piece.")
+      .def("encode_text_batch", &encode_text_batch, nb::arg("texts"), nb::arg("pattern"), nb::arg("threads"),
+           "encode_text of every text of a list, on `threads` native threads without the GIL.");
   m.def("split_spans", &split_spans, nb::arg("text"), nb::arg("pattern"), nb::arg("chars") = false,
         "Piece boundaries of the native cl100k (1) / o200k (2) pre-tokenizer, flat [s0, e0, s1, e1, ...].");
   m.def("unicode_flags", [](uint32_t cp) { return incbpe::unicode_flags(cp); }, nb::arg("cp"),
