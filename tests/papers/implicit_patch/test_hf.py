@@ -92,12 +92,72 @@ def test_bad_models_and_ids_are_refused(llama):
         hf_context_patches(llama, [1], [0.5])
 
 
-def test_a_sandwich_norm_block_is_refused_rather_than_patched_wrongly():
+@pytest.fixture(scope="module")
+def gemma():
+    """A tiny random Gemma3ForCausalLM (sandwich norms, GeGLU, RoPE) in float64, every norm scale drawn at random."""
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
-    cfg = Gemma3TextConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                           num_attention_heads=2, num_key_value_heads=1, head_dim=8, max_position_embeddings=32)
+    cfg = Gemma3TextConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
+                           num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64)
     with torch.random.fork_rng():  # the random init draws from the global generator: leave it as it was
-        gemma = Gemma3ForCausalLM(cfg).eval()
-    with pytest.raises(TypeError, match="sandwich-norm"):
-        hf_context_patches(gemma, [1, 2], [3])
+        torch.manual_seed(0)
+        model = Gemma3ForCausalLM(cfg).double().eval()
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, prm in model.named_parameters():
+            if "norm" in name:
+                prm.copy_(0.5 * torch.randn(prm.shape, generator=g, dtype=prm.dtype))
+    return model
+
+
+#: Gemma3's RMSNorm computes in float32 whatever the model's dtype: float32 rounding, not float64
+GEMMA_TOL = 1e-5
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gemma_patched_query_alone_gives_the_with_context_logits(gemma, seed):
+    c, q = _pair(seed)
+    want = hf_with_context_logits(gemma, c, q)
+    assert torch.equal(want, gemma(input_ids=torch.cat([c, q])[None]).logits[0, c.numel():].detach())
+    got = hf_patched_logits(gemma, c, q)
+    assert float((got - want).abs().max()) <= GEMMA_TOL * float(want.abs().max())
+    unpatched = gemma(input_ids=q[None]).logits[0].detach()
+    assert float((unpatched - want).abs().max()) > 1e-3 * float(want.abs().max())
+
+
+def test_gemma_patches_are_rank_one_plus_a_norm_scale(gemma):
+    c, q = _pair(3)
+    patches = hf_context_patches(gemma, c, q)
+    for i, per in patches.items():
+        assert sorted(per) == ["down_proj", "gate_proj", "post_feedforward_layernorm", "up_proj"]
+        s, gamma = per["post_feedforward_layernorm"]
+        assert s.shape == (q.numel(), 1) and gamma.shape == (32,)
+        for name in ("gate_proj", "up_proj", "down_proj"):
+            u, v = per[name]
+            assert float(torch.linalg.svdvals(torch.outer(u[0], v[0]))[1]) < 1e-12 * float(u[0].norm() * v[0].norm())
+
+
+def test_gemma_without_its_norm_scale_patch_or_with_another_context_breaks(gemma):
+    c, q = _pair(4)
+    c2, _ = _pair(5)
+    want = hf_with_context_logits(gemma, c, q)
+    full = hf_context_patches(gemma, c, q)
+    no_scale = {i: {k: v for k, v in per.items() if k != "post_feedforward_layernorm"} for i, per in full.items()}
+    for patches in (no_scale, hf_context_patches(gemma, c2, q)):
+        got = hf_patched_logits(gemma, c, q, patches=patches)
+        assert float((got - want).abs().max()) > 1e-2 * float(want.abs().max())
+
+
+def test_gemma_greedy_decoding_from_the_query_alone_matches_generate(gemma):
+    c, q = _pair(11, n_context=8, n_query=3)
+    want = gemma.generate(torch.cat([c, q])[None], max_new_tokens=4, do_sample=False, pad_token_id=0)[0, -4:]
+    assert hf_patched_generate(gemma, c, q, max_new_tokens=4).tolist() == want.tolist()
+
+
+def test_a_block_with_one_of_the_two_sandwich_norms_is_refused(gemma):
+    import copy
+
+    broken = copy.deepcopy(gemma)
+    del broken.model.layers[1].post_feedforward_layernorm
+    with pytest.raises(TypeError, match="only one of pre_feedforward_layernorm"):
+        hf_context_patches(broken, [1, 2], [3])
