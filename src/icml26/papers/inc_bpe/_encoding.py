@@ -188,6 +188,15 @@ class Encoding(TiktokenAPI):
         check_rules(tokens, pairs, enc._core.rule)
         return enc
 
+    @classmethod
+    def from_hf_tokenizer(cls, path_or_json: str | os.PathLike[str], *, name: str | None = None,
+                          pretokenize: bool = True) -> Encoding:
+        """A HF byte-level BPE ``tokenizer.json`` (path or JSON text) on [P19]'s core, with the file's ids; see
+        :func:`icml26.papers.inc_bpe._hf_tokenizer.from_hf_tokenizer`."""
+        from icml26.papers.inc_bpe._hf_tokenizer import from_hf_tokenizer
+
+        return from_hf_tokenizer(path_or_json, name=name, pretokenize=pretokenize)
+
     # ------------------------------------------------------------------ properties
     @property
     def n_vocab(self) -> int:
