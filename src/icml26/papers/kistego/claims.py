@@ -1,0 +1,75 @@
+"""The [P22] claims: configs per budget and the CLAIMS table (checks in ``_checks.py``, rules in ``_rules.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from icml26.claims import Budget, Claim
+from icml26.papers.kistego._checks import check_keyfree_extraction, check_posterior_fidelity, check_steganalysis_chance
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    prior: str = "digits"  # "digits": the DDPM UNet trained here; "gp": the analytic GP prior (smoke)
+    size: int = 32
+    gp_length_scale: float = 3.0
+    unet_width: int = 48
+    unet_steps: int = 1500
+    images: int = 32  # secrets per seed
+    factor: int = 4  # 32 x 32 secret -> 8 x 8 shares (64 bits, each written twice)
+    cell: int = 2
+    embed_steps: int = 50
+    embed_guidance: float = 4.0
+    margin: float = 0.1
+    quality: int = 75
+    noise: float = 0.02
+
+
+SMOKE = PipelineConfig(prior="gp", images=8, embed_steps=20)
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    inversion_steps: int = 50
+
+
+@dataclass(frozen=True)
+class FidelityConfig:
+    pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    steps: int = 100
+    guidance: float = 4.0  # ζ and σ chosen on training digits, never on the held-out secrets
+    surrogate: str = "lowpass"
+    sigma: float = 0.7
+    samples: int = 4  # posterior draws averaged per secret
+    blur_sigmas: tuple[float, ...] = (0.35, 0.5, 0.75, 1.0, 1.5)
+    median_sizes: tuple[float, ...] = (3.0,)
+
+
+@dataclass(frozen=True)
+class StegConfig:
+    pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    batches: int = 3  # stego and cover images per seed: batches x pipeline.images each
+    cnn_epochs: int = 30
+
+
+CLAIMS = [
+    Claim("keyfree_extraction", check=check_keyfree_extraction, budgets={
+        "smoke": Budget(ExtractionConfig(SMOKE, inversion_steps=10), seeds=1, expected_s=3),
+        "small": Budget(ExtractionConfig(), seeds=3, expected_s=240),
+        "full": Budget(ExtractionConfig(PipelineConfig(images=100, embed_steps=250), inversion_steps=250), seeds=5,
+                       expected_s=3600),
+    }),
+    Claim("posterior_fidelity", check=check_posterior_fidelity, budgets={
+        "smoke": Budget(FidelityConfig(SMOKE, steps=20, samples=2), seeds=1, expected_s=3),
+        "small": Budget(FidelityConfig(), seeds=3, expected_s=200),
+        "full": Budget(FidelityConfig(PipelineConfig(images=100, embed_steps=250), steps=500), seeds=5,
+                       expected_s=3600),
+    }),
+    Claim("steganalysis_chance", check=check_steganalysis_chance, budgets={
+        "smoke": Budget(StegConfig(SMOKE, batches=1, cnn_epochs=3), seeds=1, expected_s=4),
+        "small": Budget(StegConfig(), seeds=3, expected_s=240),
+        "full": Budget(StegConfig(PipelineConfig(images=100, embed_steps=250), batches=10, cnn_epochs=60), seeds=5,
+                       expected_s=3600),
+    }),
+]
