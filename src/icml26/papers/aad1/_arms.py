@@ -1,0 +1,117 @@
+"""The [P24] training arms shared by the claims of run group ``arms``: one teacher, then per seed four students.
+
+Arms (same generator initialisation per seed, same total number of generator steps ``warmup + adversarial``):
+``dmd`` (DMD warm-up continued for the whole budget), ``aad`` (DMD warm-up, then the bidirectional GAN: AAD-1),
+``causal`` (DMD warm-up, then the per-chunk GAN), ``adv_only`` (the bidirectional GAN from scratch).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict
+from functools import partial
+from typing import Any
+
+import numpy as np
+import torch
+
+from icml26.common.cache import cached_value
+from icml26.papers.aad1._data import frame_error, make_sprite_videos, motion_stats
+from icml26.papers.aad1._diffusion import teacher_sample, train_teacher
+from icml26.papers.aad1._distill import DistillLog, adversarial_distill, dmd_warmup, rollout
+from icml26.papers.aad1._nets import CausalChunkGenerator, NetConfig, VideoDenoiser, build
+
+__all__ = ["arm_runs", "evaluate", "trained_teacher"]
+
+DATA_SEED, EVAL_SEED, TEACHER_SEED = 0, 10_001, 0
+
+
+def _train_state(cfg: Any) -> dict[str, torch.Tensor]:
+    data = make_sprite_videos(cfg.train_videos, frames=cfg.net.frames, width=cfg.net.width, seed=DATA_SEED)
+    t = train_teacher(data.videos, net=cfg.net, steps=cfg.teacher_steps, batch=cfg.teacher_batch, lr=cfg.teacher_lr,
+                      seed=TEACHER_SEED)
+    return {k: v.detach().clone() for k, v in t.state_dict().items()}
+
+
+def trained_teacher(cfg: Any) -> VideoDenoiser:
+    """[P24] the teacher of ``cfg`` (eval mode): from the cache folder where there is one, else trained now."""
+    key = {"what": "teacher", "net": asdict(cfg.net), "steps": cfg.teacher_steps, "batch": cfg.teacher_batch,
+           "lr": cfg.teacher_lr, "videos": cfg.train_videos, "torch": torch.__version__.split("+")[0]}
+    state = cached_value("aad1", key, "teacher.pt", partial(_train_state, cfg))
+    model = build(VideoDenoiser, cfg.net, seed=TEACHER_SEED)
+    model.load_state_dict(state)
+    return model.eval()
+
+
+def _fluctuation(log: DistillLog, last: int) -> float:
+    tail = log.displacement[-last:] if last > 0 else []
+    return float(np.std(tail)) if len(tail) >= 2 else float("nan")
+
+
+def evaluate(generator: CausalChunkGenerator, cond: torch.Tensor, *, net: NetConfig, data_displacement: float,
+             seed: int) -> dict[str, Any]:
+    """Motion and quality of a student on ``cond``: horizon-length motion, frame error, drift at 2x the horizon."""
+    with torch.no_grad():
+        long = rollout(generator, cond, frames=2 * net.frames, seed=seed).numpy().astype(np.float64)
+    if not np.all(np.isfinite(long)):
+        return {"displacement_ratio": float("nan"), "static_rate": float("nan"), "frame_error": float("nan"),
+                "drift": float("nan"), "velocity": [], "error_by_frame": []}
+    m = motion_stats(long[:, : net.frames])
+    err = frame_error(long)
+    return {"displacement_ratio": m.mean_displacement / data_displacement, "static_rate": m.static_rate,
+            "frame_error": float(err[:, 1 : net.frames].mean()), "drift": float(err[:, net.frames :].mean()),
+            "velocity": [float(v) for v in m.velocity], "error_by_frame": [float(e) for e in err.mean(axis=0)]}
+
+
+def _one_seed(cfg: Any, state: dict[str, torch.Tensor], seed: int) -> list[dict[str, Any]]:
+    net = cfg.net
+    teacher = build(VideoDenoiser, net, seed=TEACHER_SEED)
+    teacher.load_state_dict(state)
+    teacher.eval()
+    data = make_sprite_videos(cfg.train_videos, frames=net.frames, width=net.width, seed=DATA_SEED + 1 + seed)
+    ev = make_sprite_videos(cfg.eval_videos, frames=net.frames, width=net.width, seed=EVAL_SEED)
+    cond = torch.as_tensor(ev.videos[:, 0], dtype=torch.float32)
+    data_disp = motion_stats(ev.videos).mean_displacement
+    common = {"net": net, "batch": cfg.batch, "probe_every": cfg.probe_every}
+    g0 = build(CausalChunkGenerator, net, seed=100 + seed)
+    warm = copy.deepcopy(g0)
+    dmd_warmup(warm, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.warmup, fake_updates=cfg.fake_updates,
+               seed=seed, **common)
+    students: dict[str, tuple[CausalChunkGenerator, DistillLog]] = {}
+    dmd = copy.deepcopy(warm)
+    students["dmd"] = (dmd, dmd_warmup(dmd, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.adversarial,
+                                       fake_updates=cfg.fake_updates, seed=seed + 500, **common))
+    for arm, kind in (("aad", "bidirectional"), ("causal", "causal")):
+        g = copy.deepcopy(warm)
+        students[arm] = (g, adversarial_distill(g, data.videos, discriminator=kind, lr=cfg.adv_lr, r1=cfg.r1,
+                                                steps=cfg.adversarial, seed=seed + 1000, **common))
+    g = copy.deepcopy(g0)
+    students["adv_only"] = (g, adversarial_distill(g, data.videos, discriminator="bidirectional", lr=cfg.adv_lr,
+                                                   r1=cfg.r1, steps=cfg.warmup + cfg.adversarial, seed=seed + 1000,
+                                                   **common))
+    last = max(2, cfg.adversarial // (2 * cfg.probe_every))
+    rows = []
+    for arm, (g, log) in students.items():
+        ev_row = evaluate(g, cond, net=net, data_displacement=data_disp, seed=20_000 + seed)
+        rows.append({"seed": seed, "arm": arm, **ev_row, "fluctuation": _fluctuation(log, last),
+                     "diverged": bool(log.diverged or not np.isfinite(ev_row["frame_error"])),
+                     "probe_displacement": list(log.displacement)})
+    return rows
+
+
+def arm_runs(cfg: Any, seeds: tuple[int, ...], mapper: Any = None) -> dict[str, Any]:
+    """Train the teacher once, then every arm for every seed; also the teacher's own motion on the eval frames."""
+    teacher = trained_teacher(cfg)
+    state = {k: v.detach().clone() for k, v in teacher.state_dict().items()}
+    fn = partial(_one_seed, cfg, state)
+    per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
+    ev = make_sprite_videos(cfg.eval_videos, frames=cfg.net.frames, width=cfg.net.width, seed=EVAL_SEED)
+    samples = teacher_sample(teacher, torch.as_tensor(ev.videos[:, 0], dtype=torch.float32),
+                             steps=cfg.teacher_sample_steps, seed=EVAL_SEED).numpy().astype(np.float64)
+    tm = motion_stats(samples)
+    return {"rows": [r for rs in per_seed for r in rs],
+            "data": {"displacement": motion_stats(ev.videos).mean_displacement,
+                     "velocity": [float(v) for v in ev.velocity]},
+            "teacher": {"displacement_ratio": tm.mean_displacement / motion_stats(ev.videos).mean_displacement,
+                        "static_rate": tm.static_rate, "frame_error": float(frame_error(samples)[:, 1:].mean()),
+                        "velocity": [float(v) for v in tm.velocity]}}

@@ -1,0 +1,62 @@
+"""The public entry points of [P24] for the bad-input conformance test (tiny random networks)."""
+
+import numpy as np
+
+from icml26.papers.aad1 import (
+    CausalChunkGenerator,
+    NetConfig,
+    VideoDenoiser,
+    adversarial_distill,
+    build,
+    centroids,
+    dmd_gradient,
+    dmd_warmup,
+    frame_error,
+    make_sprite_videos,
+    motion_stats,
+    render_sprite,
+    rollout,
+    teacher_sample,
+    train_teacher,
+)
+from support.badinput import Entry
+
+NET = NetConfig(frames=4, width=8, teacher_hidden=4, student_hidden=4, disc_hidden=4, latent=2)
+_v = make_sprite_videos(6, frames=4, width=8, speeds=(1.0,), seed=0).videos
+_g = build(CausalChunkGenerator, NET, seed=0)
+_t = build(VideoDenoiser, NET, seed=0)
+_x = np.random.default_rng(0).standard_normal((2, 3, 8))
+_train = {"net": NET, "steps": 1, "batch": 2, "lr": 1e-3, "probe_every": 1, "seed": 0}
+_train_kinds = {"videos": "array", "steps": "int", "batch": "int", "lr": "posreal", "probe_every": "int",
+                "seed": "seed"}
+
+ENTRY_POINTS = [
+    Entry("make_sprite_videos", make_sprite_videos,
+          valid={"n": 3, "frames": 4, "width": 8, "speeds": [1.0, 2.0], "sigma": 1.2, "seed": 0},
+          kinds={"n": "int", "frames": "int", "width": "int", "speeds": "array", "sigma": "posreal", "seed": "seed"}),
+    Entry("render_sprite", render_sprite, valid={"positions": [1.0, 2.5], "width": 8, "sigma": 1.0},
+          kinds={"positions": "array", "width": "int", "sigma": "posreal"},
+          skip={"positions:extra_dim": "positions of any shape render one frame each"}),
+    Entry("centroids", centroids, valid={"videos": _v}, kinds={"videos": "array"}),
+    Entry("motion_stats", motion_stats, valid={"videos": _v, "static_px": 0.5},
+          kinds={"videos": "array", "static_px": "posreal"}),
+    Entry("frame_error", frame_error, valid={"videos": _v, "sigma": 1.2, "grid": 4},
+          kinds={"videos": "array", "sigma": "posreal", "grid": "int"}),
+    Entry("dmd_gradient", dmd_gradient, valid={"x": _x, "x0_real": _x * 0.5, "x0_fake": _x * 0.9},
+          kinds={"x": "array", "x0_real": "array", "x0_fake": "array"}),
+    Entry("rollout", rollout, valid={"generator": _g, "cond": _v[:, 0], "frames": 5, "seed": 0},
+          kinds={"cond": "array", "frames": "int", "seed": "seed"}),
+    Entry("teacher_sample", teacher_sample, valid={"teacher": _t, "cond": _v[:, 0], "steps": 2, "seed": 0},
+          kinds={"cond": "array", "steps": "int", "seed": "seed"}),
+    Entry("train_teacher", train_teacher, valid={"videos": _v, "net": NET, "steps": 1, "batch": 2, "lr": 1e-3,
+                                                 "seed": 0},
+          kinds={"videos": "array", "steps": "int", "batch": "int", "lr": "posreal", "seed": "seed"}),
+    Entry("dmd_warmup", dmd_warmup, valid={"generator": _g, "teacher": _t, "videos": _v, "fake_updates": 1, **_train},
+          kinds={**_train_kinds, "fake_updates": "int"}),
+    Entry("adversarial_distill", adversarial_distill,
+          valid={"generator": _g, "videos": _v, "discriminator": "bidirectional", "r1": 1.0, **_train},
+          kinds={**_train_kinds, "discriminator": "str", "r1": "nonneg"}),
+    Entry("build", build, valid={"cls": CausalChunkGenerator, "cfg": NET, "seed": 0}, kinds={"seed": "seed"}),
+    Entry("NetConfig", NetConfig, valid={"frames": 4, "width": 8, "latent": 2, "cache": 2},
+          kinds={"frames": "int", "width": "int", "latent": "int", "cache": "int"}),
+]
