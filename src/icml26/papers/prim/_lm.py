@@ -1,0 +1,175 @@
+"""The tiny audio-visual LM of the [P31] toy and its prefill with token compression at equal attention FLOPs.
+
+:class:`TinyAVLM` embeds video patch tokens, spectrogram-slice tokens and two question tokens (each with its own
+frame/slot position, kept when tokens are dropped), runs a pre-LN bidirectional transformer over
+[video, audio, text] and answers from the last text token. Ours: the paper's LMMs are pretrained omni models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from icml26.common import validation
+from icml26.papers.prim._scores import llm_adaptive_retention
+
+__all__ = ["AVLMConfig", "TinyAVLM", "attention_flops", "plan_counts"]
+
+N_TEXT = 2  # question tokens: [question type, answer slot]
+
+
+@dataclass(frozen=True)
+class AVLMConfig:
+    """Sizes of the [P31] toy :class:`TinyAVLM` (the clip shape of :func:`._data.make_clips`)."""
+
+    d_model: int = 32
+    n_head: int = 2
+    mlp_ratio: int = 2
+    n_layer: int = 3
+    frames: int = 8
+    patches: int = 16
+    audio_per_frame: int = 4
+    video_dim: int = 48
+    audio_dim: int = 32
+    n_questions: int = 3
+    n_answers: int = 4
+
+
+class _Block(nn.Module):
+    def __init__(self, d: int, n_head: int, mlp_ratio: int) -> None:
+        super().__init__()
+        self.n_head = n_head
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, mlp_ratio * d), nn.GELU(), nn.Linear(mlp_ratio * d, d))
+
+    def forward(self, x: Tensor, key_mask: Tensor | None) -> tuple[Tensor, Tensor]:
+        b, n, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_head, d // self.n_head).permute(2, 0, 3, 1, 4)
+        logits = q @ k.transpose(-1, -2) / math.sqrt(d // self.n_head)
+        if key_mask is not None:
+            logits = logits.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+        probs = logits.softmax(dim=-1)
+        x = x + self.proj((probs @ v).transpose(1, 2).reshape(b, n, d))
+        return x + self.mlp(self.ln2(x)), probs
+
+
+class TinyAVLM(nn.Module):
+    """The toy audio-visual LM of [P31]'s reproduction (ours; the paper compresses pretrained omni LMMs)."""
+
+    def __init__(self, cfg: AVLMConfig, *, seed: int) -> None:
+        super().__init__()
+        validation.seed(seed)
+        self.cfg = cfg
+        d = cfg.d_model
+        self.video_in, self.audio_in = nn.Linear(cfg.video_dim, d), nn.Linear(cfg.audio_dim, d)
+        self.frame_pos = nn.Parameter(torch.zeros(cfg.frames, d))
+        self.patch_pos = nn.Parameter(torch.zeros(cfg.patches, d))
+        self.slice_pos = nn.Parameter(torch.zeros(cfg.audio_per_frame, d))
+        self.modality = nn.Parameter(torch.zeros(2, d))
+        self.question = nn.Embedding(cfg.n_questions, d)
+        self.slot = nn.Parameter(torch.zeros(1, d))
+        self.blocks = nn.ModuleList(_Block(d, cfg.n_head, cfg.mlp_ratio) for _ in range(cfg.n_layer))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, cfg.n_answers)
+        g = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for name, p in self.named_parameters():  # our init: 1/sqrt(fan-in) weights, 0.3 positions, zero biases
+                if ".ln" in name or name.startswith("ln_f"):  # LayerNorm: ones and zeros already
+                    continue
+                if name.endswith("bias"):  # nn.Linear draws biases from the global RNG: zero, so all comes from `seed`
+                    p.zero_()
+                    continue
+                std = 1.0 / math.sqrt(p.shape[1]) if name.endswith("weight") and p.ndim == 2 else 0.3
+                if name.startswith("question"):
+                    std = 0.3
+                p.copy_(std * torch.randn(p.shape, generator=g))
+
+    @property
+    def n_av(self) -> int:
+        """Audio/video tokens per clip."""
+        c = self.cfg
+        return c.frames * (c.patches + c.audio_per_frame)
+
+    def embed(self, video: Tensor, audio: Tensor, question: Tensor) -> tuple[Tensor, Tensor]:
+        """(B, n_av, d) audio/video tokens (video first) and (B, 2, d) question tokens, positions included."""
+        b = video.shape[0]
+        v = self.video_in(video) + self.frame_pos[:, None] + self.patch_pos[None] + self.modality[0]
+        a = self.audio_in(audio) + self.frame_pos[:, None] + self.slice_pos[None] + self.modality[1]
+        text = torch.stack([self.question(question), self.slot.expand(b, -1)], dim=1)
+        return torch.cat([v.reshape(b, -1, v.shape[-1]), a.reshape(b, -1, a.shape[-1])], dim=1), text
+
+    def first_layer_keys(self, av: Tensor, text: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        """The first layer's keys of the audio/video tokens and queries of the question tokens ([P31] stage (i)
+        reads its text-conditioned relevance from them), as float64 arrays (B, n, d) and (B, 2, d)."""
+        blk = self.blocks[0]
+        assert isinstance(blk, _Block)
+        d = self.cfg.d_model
+        with torch.no_grad():
+            k = blk.qkv(blk.ln1(av))[..., d:2 * d]
+            q = blk.qkv(blk.ln1(text))[..., :d]
+        return k.double().numpy(), q.double().numpy()
+
+    def run(self, av: Tensor, text: Tensor, *, key_mask: Tensor | None = None, prune_after: int | None = None,
+            keep: int | None = None, rank: Callable[[np.ndarray, int], np.ndarray] | None = None) -> Tensor:
+        """Answer logits (B, n_answers) for the sequence [av, text]; with ``prune_after`` and ``keep``, only ``keep``
+        audio/video tokens per clip continue after layer ``prune_after``: ``rank(attn, keep)`` (default: the top by
+        the question's attention there, :func:`llm_adaptive_retention`) picks them from attn (h, m, n)."""
+        n = av.shape[1]
+        x = torch.cat([av, text], dim=1)
+        mask = None if key_mask is None else torch.cat([key_mask, key_mask.new_ones(x.shape[0], text.shape[1])], 1)
+        for layer, blk in enumerate(self.blocks, start=1):
+            x, probs = blk(x, mask)
+            if prune_after == layer and keep is not None and keep < n:
+                attn = probs[:, :, n:, :n].detach().double().numpy()
+                pick = rank or (lambda a, kk: llm_adaptive_retention(a, ratio=kk / a.shape[-1]))
+                idx = torch.as_tensor(np.stack([pick(attn[i], keep)[:keep] for i in range(x.shape[0])]))
+                x = torch.cat([torch.gather(x[:, :n], 1, idx[..., None].expand(-1, -1, x.shape[-1])), x[:, n:]], 1)
+                mask = None if mask is None else torch.cat([torch.gather(mask[:, :n], 1, idx), mask[:, n:]], 1)
+                n = keep
+        return self.head(self.ln_f(x[:, -1]))
+
+
+def attention_flops(tokens_per_layer: list[int]) -> int:
+    """[P31] comparison: attention FLOPs of a prefill up to a constant factor (4·d per pair): Σ_l n_l², n_l the tokens of layer l."""
+    return int(sum(int(t) ** 2 for t in tokens_per_layer))
+
+
+def plan_counts(n_av: int, k: int, rho: float | None, *, n_layer: int, prune_after: int = 1,
+                n_text: int = N_TEXT) -> tuple[int, int]:
+    """Equal attention FLOPs for [P31]'s comparison: (k1, k2), the audio/video tokens entering the LM and those left
+    after layer ``prune_after`` when a fraction ``rho`` is retained there, with k1 the largest count whose FLOPs
+    prune_after·(k1 + m)² + (L − prune_after)·(k2 + m)² do not exceed L·(k + m)², those of keeping k throughout."""
+    n_av = validation.positive_int(n_av, "n_av")
+    k = validation.int_at_least(k, "k", 1, hi=n_av)
+    if rho is None or rho >= 1.0:
+        return k, k
+    rho = validation.real(rho, "rho", lo=0.0, hi=1.0, lo_open=True)
+    target = n_layer * (k + n_text) ** 2
+    for k1 in range(n_av, k - 1, -1):
+        k2 = max(1, math.ceil(rho * k1 - 1e-9))
+        if prune_after * (k1 + n_text) ** 2 + (n_layer - prune_after) * (k2 + n_text) ** 2 <= target:
+            return k1, k2
+    return k, k
+
+
+def masked_loss(model: TinyAVLM, video: Tensor, audio: Tensor, question: Tensor, answer: Tensor,
+                gen: torch.Generator, drop_prob: float) -> Tensor:
+    """Cross-entropy with token-drop augmentation in training (ours): with probability ``drop_prob`` a clip keeps
+    each audio/video token with a probability drawn from U(0.1, 1), so that the LM has seen pruned inputs."""
+    av, text = model.embed(video, audio, question)
+    mask = None
+    if model.training and drop_prob > 0:
+        b, n = av.shape[:2]
+        keep_p = torch.where(torch.rand(b, 1, generator=gen) < drop_prob, 0.1 + 0.9 * torch.rand(b, 1, generator=gen),
+                             torch.ones(b, 1))
+        mask = torch.rand(b, n, generator=gen) < keep_p
+        mask[:, 0] |= ~mask.any(dim=1)
+    return F.cross_entropy(model.run(av, text, key_mask=mask), answer)

@@ -1,0 +1,64 @@
+"""Training the [P31] toy LM on synthetic clips, cached on disk by its full configuration and seed.
+
+The model is keyed by every field of :class:`TrainConfig` and the seed under ``<cache>/prim/`` (``$ICML26_CACHE_DIR``,
+which ``icml26 reproduce`` sets inside its ``--out``); without a cache folder it is retrained on every call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from icml26.common import validation
+from icml26.common.cache import cached_value
+from icml26.common.train import train
+from icml26.papers.prim._data import make_clips
+from icml26.papers.prim._lm import AVLMConfig, TinyAVLM, masked_loss
+
+__all__ = ["TrainConfig", "train_avlm", "trained_model"]
+
+FORMAT = 2  # bumped when what the cached file holds changes
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How the [P31] toy LM is trained (ours): clips, AdamW steps, batch, learning rate, token-drop augmentation."""
+
+    model: AVLMConfig = field(default_factory=AVLMConfig)
+    n_train: int = 4000
+    steps: int = 900
+    batch_size: int = 32
+    lr: float = 3e-3
+    drop_prob: float = 0.5
+
+
+def train_avlm(cfg: TrainConfig, *, seed: int) -> TinyAVLM:
+    """A :class:`TinyAVLM` trained on ``cfg.n_train`` clips of ``make_clips(seed=seed)`` (cosine AdamW, our recipe
+    for the [P31] toy; the paper's LMMs are pretrained)."""
+    seed = validation.seed(seed)
+    clips = make_clips(cfg.n_train, seed=seed)
+    model = TinyAVLM(cfg.model, seed=seed)
+    data = [torch.from_numpy(clips.video), torch.from_numpy(clips.audio), torch.from_numpy(clips.question),
+            torch.from_numpy(clips.answer)]
+    gen = torch.Generator().manual_seed(seed + 7919)
+
+    def loss_fn(m: torch.nn.Module, v: torch.Tensor, a: torch.Tensor, q: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        assert isinstance(m, TinyAVLM)
+        return masked_loss(m, v, a, q, y, gen, cfg.drop_prob)
+
+    train(model, data, loss_fn, steps=cfg.steps, lr=cfg.lr, batch_size=cfg.batch_size, seed=seed,
+          eval_every=max(1, cfg.steps), eval_fn=lambda m: 0.0, lr_schedule="cosine")
+    model.eval()
+    return model
+
+
+def trained_model(cfg: TrainConfig, *, seed: int) -> TinyAVLM:
+    """The [P31] toy LM of :func:`train_avlm`, cached by ``cfg`` and ``seed`` (module docstring)."""
+    seed = validation.seed(seed)
+    key = {"format": FORMAT, "what": "avlm", "seed": seed, **asdict(cfg)}
+    state = cached_value("prim", key, "model.pt", lambda: train_avlm(cfg, seed=seed).state_dict())
+    model = TinyAVLM(cfg.model, seed=seed)
+    model.load_state_dict(state)
+    model.eval()
+    return model
