@@ -148,12 +148,15 @@ nb::list encode_text_batch(const Vocab& v, const nb::list& texts, int kind, int 
     std::atomic<bool> failed{false};
     auto work = [&]() {
       try {
-        std::vector<uint32_t> scratch;
+        // each thread encodes into its own buffer and copies the result out once: pushing into outs[i] directly
+        // would write vector headers that share cache lines with the other thread's (false sharing)
+        std::vector<uint32_t> scratch, buf;
         for (size_t i; !failed && (i = next.fetch_add(1)) < views.size();) {
           const uint8_t* s = views[i].first;
-          outs[i].reserve(views[i].second / 3 + 8);
+          buf.clear();
           incbpe::split(p, s, views[i].second,
-                        [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, outs[i], scratch); });
+                        [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, buf, scratch); });
+          outs[i].assign(buf.begin(), buf.end());
         }
       } catch (...) {
         if (!failed.exchange(true)) failure = std::current_exception();
