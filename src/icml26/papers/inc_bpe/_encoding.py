@@ -317,7 +317,8 @@ class Encoding(TiktokenAPI):
         Up to ``num_threads`` threads (at most the cores this process may use): the cl100k/o200k patterns run on
         native threads without the GIL ([P19]'s core, Alg. 1-2, on every piece); other patterns on a thread pool.
         """
-        texts = batch_texts(text, check_threads(num_threads))
+        num_threads = check_threads(num_threads)
+        texts = batch_texts(text)
         allowed = allowed_set(allowed_special, self._special)
         for t in texts:
             check_disallowed(t, disallowed_special, allowed, self._special)

@@ -20,6 +20,7 @@ import numpy as np
 
 from icml26.papers.inc_bpe._encoding import Encoding
 from icml26.papers.inc_bpe._text import fix_surrogates, regex_module
+from icml26.papers.inc_bpe._tiktoken_api import pooled
 
 __all__ = ["GPT2_PAT", "HFEncoding", "from_hf_tokenizer"]
 
@@ -126,8 +127,6 @@ class HFEncoding(Encoding):
         return self._to_id[np.asarray(ids, dtype=np.int64)].tolist()
 
     def _ordinary_batch(self, texts: list[str], num_threads: int) -> list[list[int]]:
-        from icml26.papers.inc_bpe._tiktoken_api import pooled
-
         return pooled(texts, self.encode_ordinary, num_threads)
 
     def _refuse(self, what: str) -> Any:

@@ -59,10 +59,9 @@ def usable_cores() -> int:
         return max(os.cpu_count() or 1, 1)
 
 
-def batch_texts(text: object, num_threads: int) -> list[str]:
+def batch_texts(text: object) -> list[str]:
     """``text`` of a batch method as a list of str (``TypeError`` naming the item otherwise); one str is refused, as
     iterating it would encode each character as its own text."""
-    del num_threads  # checked by the caller before the texts, as tiktoken reads its arguments
     if isinstance(text, (str, bytes, bytearray)) or not isinstance(text, Iterable):
         raise TypeError(f"text must be a list of texts, got {type(text).__name__}; use encode() for one text, "
                         "or pass [text]")
@@ -288,7 +287,7 @@ class TiktokenAPI:
         ``num_threads`` threads (at most the usable cores), native ones without the GIL for cl100k/o200k ([P19]'s
         core on every piece)."""
         threads = check_threads(num_threads)
-        return self._ordinary_batch(batch_texts(text, threads), threads)
+        return self._ordinary_batch(batch_texts(text), threads)
 
     def encode_to_numpy(
         self,
