@@ -13,7 +13,9 @@ import json
 import logging
 import os
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ log = logging.getLogger(__name__)
 
 CACHE_ENV = "ICML26_CACHE_DIR"
 MANIFEST = "icml26-manifest.json"
+_ORPHAN_AGE_S = 24 * 3600  # a build folder of unknown owner this old is left over (no build of ours runs a day)
 
 
 def file_digest(path: Path) -> str:
@@ -53,19 +56,60 @@ def _verified(folder: Path, key: Mapping[str, Any]) -> bool:
         return False
 
 
+def _host() -> str:
+    return "".join(c if c.isalnum() else "_" for c in socket.gethostname()) or "host"
+
+
+def _build_prefix(folder: Path) -> str:
+    """The name prefix of this process's build folders beside ``folder``: ``.<name>-<host>-<pid>-``."""
+    return f".{folder.name}-{_host()}-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists but is not ours to signal
+        return True
+    return True
+
+
+def _sweep_orphans(folder: Path) -> None:
+    """Remove build folders of ``folder`` left by killed builders: those of this host whose process is gone, and any
+    of unknown owner older than a day. A build in progress (a live process, here or elsewhere) is never touched."""
+    if not folder.parent.is_dir():
+        return
+    host = _host()
+    for sib in folder.parent.glob(f".{folder.name}-*"):
+        rest = sib.name[len(folder.name) + 2:].split("-")
+        try:
+            if len(rest) == 3 and rest[1].isdigit():
+                if rest[0] != host or _alive(int(rest[1])):
+                    continue
+            elif len(rest) != 1 or time.time() - sib.stat().st_mtime < _ORPHAN_AGE_S:
+                continue  # another folder's build (a longer name), or one of unknown owner that may still run
+        except OSError:
+            continue
+        log.info("removing %s, left by a build that did not finish", sib)
+        shutil.rmtree(sib, ignore_errors=True)
+
+
 def materialise(folder: str | os.PathLike[str], *, key: Mapping[str, Any], build: Callable[[Path], None]) -> Path:
     """``folder`` built once by ``build(tmp)`` and checked on every call (``key``: what determines its content).
 
     A manifest (``key`` and the size and sha256 of every file ``build`` wrote) is written last. A folder whose
     manifest is missing, whose ``key`` differs (stale) or whose files do not match it (damaged) is rebuilt: into a
-    fresh folder beside it, renamed into place, so that an interrupted build never leaves a half cache.
+    fresh folder beside it, renamed into place, so that an interrupted build never leaves a half cache; the build
+    folders of killed builders are swept before a build.
     """
     folder = Path(folder)
     if _verified(folder, key):
         return folder
     log.info("building %s (missing, stale or damaged)", folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    _sweep_orphans(folder)
+    tmp = Path(tempfile.mkdtemp(prefix=_build_prefix(folder), dir=folder.parent))
     try:
         build(tmp)
         files = {p.relative_to(tmp).as_posix(): {"size": p.stat().st_size, "sha256": file_digest(p)}
