@@ -1,6 +1,7 @@
 """What the [P23] claims measure: trained runs per (task, method, seed) (:mod:`._runs`, shared within a run group),
-judged by :mod:`._rules`, drawn by :mod:`._figures`. The baselines (fixed depth, Mixture-of-Depths) are reported
-beside the judged ANIRA variants as findings."""
+judged by :mod:`._rules`, drawn by :mod:`._figures`. The baselines (fixed depth T, fixed depth and Mixture-of-Depths
+at the ANIRA variants' mean compute) are reported beside the judged variants as findings: accuracy against compute
+per token."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from icml26.claims import ClaimResult, Context
-from icml26.papers.anira._figures import LABELS, extrapolation_figure, profile_figure, timing_figure
+from icml26.papers.anira._figures import LABELS, compute_figure, extrapolation_figure, profile_figure, timing_figure
 from icml26.papers.anira._rules import ONLINE, judge_alignment, judge_extrapolation, judge_timing
 from icml26.papers.anira._runs import run_all
 
@@ -36,6 +37,17 @@ def _line(rows: Sequence[dict[str, Any]], t: str, m: str) -> str:
 
 def _baselines(rows: Sequence[dict[str, Any]], judged: Sequence[str]) -> dict[str, str]:
     return {f"{t} {LABELS[m]} (baseline)": _line(rows, t, m) for t, m in _pairs(rows) if m not in judged}
+
+
+def _compute(rows: Sequence[dict[str, Any]], t: str, m: str) -> str:
+    """Accuracy against compute per token for one (task, method), means over seeds, with the baseline's setting."""
+    sel = [r for r in rows if r["task"] == t and r["method"] == m]
+    setting = (f" (fixed at {sel[0]['fixed_depth']})" if "fixed_depth" in sel[0] else
+               f" (capacity {sel[0]['capacity']:.3g})" if "capacity" in sel[0] else "")
+    return (f"ID accuracy {100 * _mean(rows, t, m, 'id_accuracy'):.1f} % at {_mean(rows, t, m, 'id_depth'):.2f} "
+            f"iterations{setting} and {_mean(rows, t, m, 'id_flops') / 1e3:.0f} kFLOPs per token, rho "
+            f"{_mean(rows, t, m, 'rho'):.2f}; longer inputs {100 * _mean(rows, t, m, 'ood_accuracy'):.1f} % at "
+            f"{_mean(rows, t, m, 'ood_depth'):.2f} iterations")
 
 
 def _hardest_trained(rows: Sequence[dict[str, Any]], t: str, m: str) -> str:
@@ -69,7 +81,8 @@ def check_depth_tracks_difficulty(cfg: AlignmentConfig, ctx: Context) -> ClaimRe
                                       caption=f"{t}: per-token accuracy against difficulty per method (mean over "
                                               "seeds); dashed: the longer inputs."))
     findings = {f"{t} {LABELS[m]} rho above the lowest difficulty": f"{_mean(rows, t, m, 'rho_above_lowest'):.2f} "
-                "(the lowest level is told apart by a token's own fields)" for t, m in _pairs(rows, cfg.judged)}
+                "(the lowest level needs no look-up: a direct binding, the lowest digit)"
+                for t, m in _pairs(rows, cfg.judged)}
     findings.update(_baselines(rows, cfg.judged))
     return ClaimResult.judged(j, summary=summary, rows=rows, figures=figures, findings=findings,
                               notes="Difficulty labels are never given to the model: they enter only the analysis. "
@@ -90,13 +103,21 @@ def check_no_length_extrapolation(cfg: ExtrapolationConfig, ctx: Context) -> Cla
 
     findings = {f"{t} {LABELS[m]} against the hardest trained difficulty": _hardest_trained(rows, t, m)
                 for t, m in _pairs(rows, cfg.judged)}
-    findings.update({f"{t} {LABELS[m]} (baseline)": f"{line(t, m).split(': ', 1)[1]}; {_line(rows, t, m)}"
-                     for t, m in _pairs(rows) if m not in cfg.judged})
-    figures = [extrapolation_figure(rows, t) for t in sorted({r["task"] for r in rows})]
+    for t in sorted({r["task"] for r in rows}):
+        adaptive = [r["id_depth"] for r in rows if r["task"] == t and r["method"] in cfg.judged]
+        if adaptive and any(r["task"] == t and r["method"] not in cfg.judged for r in rows):
+            findings[f"{t} matched compute"] = (f"{np.mean(adaptive):.2f} iterations per token, the mean of "
+                                                "the ANIRA variants in distribution")
+    findings.update({f"{t} {LABELS[m]} accuracy vs compute": _compute(rows, t, m) for t, m in _pairs(rows)})
+    tasks = sorted({r["task"] for r in rows})
+    figures = [extrapolation_figure(rows, t) for t in tasks] + [compute_figure(rows, t) for t in tasks]
     return ClaimResult.judged(j, summary="; ".join(line(t, m) for t, m in _pairs(rows, cfg.judged)), rows=rows,
                               figures=figures, findings=findings,
                               notes="OOD accuracy and depth are read on the longer inputs' tokens beyond the training "
-                              "range (pointer chasing: more hops than in training) or on whole sums (addition).")
+                              "range (pointer chasing: more hops than in training) or on whole sums (addition). "
+                              "Baselines (not judged): fixed depth T, fixed depth at the ANIRA variants' mean "
+                              "depth (rounded) and Mixture-of-Depths at capacity mean depth / T, same model and "
+                              "training otherwise.")
 
 
 def check_decision_timing(cfg: TimingConfig, ctx: Context) -> ClaimResult:

@@ -9,10 +9,10 @@ import numpy as np
 
 from icml26.figures import FigureData, new_figure, render
 
-__all__ = ["LABELS", "extrapolation_figure", "profile_figure", "timing_figure"]
+__all__ = ["LABELS", "compute_figure", "extrapolation_figure", "profile_figure", "timing_figure"]
 
 LABELS = {"anira_e": "ANIRA-E", "anira_o_act": "ANIRA-O (ACT)", "anira_o_ponder": "ANIRA-O (PonderNet)",
-          "fixed": "fixed depth", "mod": "Mixture-of-Depths"}
+          "fixed": "fixed depth T", "fixed_matched": "fixed depth (matched)", "mod": "Mixture-of-Depths (matched)"}
 
 
 def _methods(rows: Sequence[dict[str, Any]], task: str) -> list[str]:
@@ -57,6 +57,24 @@ def extrapolation_figure(rows: Sequence[dict[str, Any]], task: str) -> FigureDat
     return render(fig, name=f"{task}_accuracy_vs_depth_id_ood",
                   caption=f"{task}: accuracy against mean depth per seed, in distribution (o) and on longer "
                           "inputs (x), for each method.")
+
+
+def compute_figure(rows: Sequence[dict[str, Any]], task: str) -> FigureData:
+    """In-distribution accuracy against mean iterations per token, one small point per seed and a large one for the
+    mean over seeds, for every method (the adaptive ones and the baselines at matched compute)."""
+    fig, ax = new_figure(width=7.0, height=4.2)
+    for i, m in enumerate(_methods(rows, task)):
+        sel = [r for r in rows if r["task"] == task and r["method"] == m]
+        x, y = [r["id_depth"] for r in sel], [100 * r["id_accuracy"] for r in sel]
+        ax.scatter(x, y, color=f"C{i}", s=12, alpha=0.6)
+        ax.scatter([np.mean(x)], [np.mean(y)], color=f"C{i}", s=70, marker="D", label=LABELS[m], edgecolor="k")
+    ax.set(xlabel="mean iterations per token (in distribution)", ylabel="accuracy (%)",
+           title=f"{task}: accuracy against compute")
+    ax.legend(fontsize=9)
+    return render(fig, name=f"{task}_accuracy_vs_compute",
+                  caption=f"{task}: in-distribution accuracy against mean iterations per token, per method (small "
+                          "points: seeds; diamonds: means). The matched baselines run the adaptive methods' mean "
+                          "depth: fixed at that depth (rounded), Mixture-of-Depths at capacity mean depth / T.")
 
 
 def timing_figure(rows: Sequence[dict[str, Any]], task: str) -> FigureData:

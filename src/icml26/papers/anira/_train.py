@@ -57,7 +57,8 @@ class TaskSpec:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One trained model: the task, the method and every hyper-parameter (all part of the cache key)."""
+    """One trained model: the task, the method and every hyper-parameter (all part of the cache key); ``capacity``
+    is Mixture-of-Depths' share of tokens per iteration, ``depth`` the fixed mode's depth (0: ``max_depth``)."""
 
     task: TaskSpec = TaskSpec()
     method: str = "anira_e"
@@ -67,6 +68,7 @@ class RunSpec:
     max_depth: int = 8
     cost_weight: float = 0.01
     capacity: float = 0.5
+    depth: int = 0
     n_train: int = 8000
     steps: int = 500
     batch_size: int = 32
@@ -87,7 +89,7 @@ def model_config(spec: RunSpec, task: TokenTask) -> RecurrentConfig:
     groups = (0,) + (1,) * (len(task.vocab_sizes) - 1) if task.name == "topo" else ()
     return RecurrentConfig(vocab_sizes=task.vocab_sizes, n_classes=task.n_classes, d_model=spec.d_model,
                            n_head=spec.n_head, d_ff=spec.d_ff, max_depth=spec.max_depth,
-                           cost_weight=spec.cost_weight, capacity=spec.capacity, positions=positions,
+                           cost_weight=spec.cost_weight, capacity=spec.capacity, depth=spec.depth, positions=positions,
                            field_groups=groups, **extra)
 
 

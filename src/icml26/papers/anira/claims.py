@@ -12,7 +12,7 @@ from icml26.papers.anira._checks import (
     check_no_length_extrapolation,
 )
 from icml26.papers.anira._rules import JUDGED
-from icml26.papers.anira._runs import Runs
+from icml26.papers.anira._runs import BASELINES, Runs
 from icml26.papers.anira._train import RunSpec, TaskSpec
 
 #: T1 at our small sizes: 6-10 variables, up to 3 hops in training; 12-18 variables, up to 7 hops out of it
@@ -32,9 +32,10 @@ SMOKE_TOPO = TaskSpec("topo", (("n_nodes", (4, 6)),), (("n_nodes", (7, 9)),), oo
 #: full: the notes' model (d = 64, 4 heads, T = 8) and ~3 epochs of 20k examples
 FULL = RunSpec(d_model=64, n_head=4, d_ff=128, max_depth=8, n_train=20000, steps=940, batch_size=64)
 
-ALL = (*JUDGED, "fixed", "mod")
+#: the adaptive methods on pointer chasing and addition; the baselines (fixed depth T, fixed depth and
+#: Mixture-of-Depths at the adaptive methods' mean compute) join them in no_length_extrapolation
 SMOKE_RUNS = Runs(tasks=(SMOKE_POINTER,), methods=JUDGED, model=TINY, n_test=40)
-SMALL_RUNS = Runs(methods=JUDGED)
+SMALL_RUNS = Runs(tasks=(POINTER, ADDITION), methods=JUDGED)
 FULL_RUNS = Runs(tasks=(POINTER_FULL, ADDITION), methods=JUDGED, model=FULL, n_test=2000)
 
 
@@ -46,7 +47,7 @@ class AlignmentConfig:
 
 @dataclass(frozen=True)
 class ExtrapolationConfig:
-    runs: Runs = SMALL_RUNS  # the same models as depth_tracks_difficulty (the baselines join at smoke and full)
+    runs: Runs = dataclasses.replace(SMALL_RUNS, baselines=BASELINES)  # depth_tracks_difficulty's models, baselines
     judged: tuple[str, ...] = JUDGED
 
 
@@ -62,9 +63,10 @@ CLAIMS = [
         "full": Budget(AlignmentConfig(runs=FULL_RUNS), seeds=5, expected_s=7200),
     }),
     Claim("no_length_extrapolation", check=check_no_length_extrapolation, budgets={
-        "smoke": Budget(ExtrapolationConfig(runs=dataclasses.replace(SMOKE_RUNS, methods=ALL)), seeds=1, expected_s=4),
+        "smoke": Budget(ExtrapolationConfig(runs=dataclasses.replace(SMOKE_RUNS, baselines=BASELINES)), seeds=1,
+                        expected_s=4),
         "small": Budget(ExtrapolationConfig(), seeds=3, expected_s=150),
-        "full": Budget(ExtrapolationConfig(runs=dataclasses.replace(FULL_RUNS, methods=ALL)), seeds=5,
+        "full": Budget(ExtrapolationConfig(runs=dataclasses.replace(FULL_RUNS, baselines=BASELINES)), seeds=5,
                        expected_s=7200),
     }),
     Claim("decision_timing", check=check_decision_timing, budgets={
