@@ -137,3 +137,18 @@ def test_heldout_templates_appear_in_no_training_text():
     assert {f.template for f in fs} <= held
     assert _templates_in("\n".join(fs[0].source())) == {fs[0].template}  # the parser would see a leak
     assert all(t.template in held for t in _tasks(SMOKE, 0, "heldout", 4, heldout=True))
+
+
+def test_env_only_arm_runs_at_the_same_budget_as_the_others():
+    """The environmentally-native-only arm is part of every budget's run and reads the same B tokens as the
+    other full-budget arms (ctx_env_half: B/2; none: 0)."""
+    from icml26.papers.agent_native._pipeline import pretrain_base, run_seed
+    from icml26.papers.agent_native.claims import SMALL, SMOKE
+
+    assert SMALL.arms == ARMS and SMOKE.arms == ARMS and "env" in ARMS
+    cfg = RunConfig(pretrain_tasks=4, pretrain_tokens=300, mt_tasks=6, mt_tokens=500, sft_tasks=4, sft_tokens=200,
+                    eval_tasks=1, complete_funcs=1, max_actions=1, arms=("none", "static", "env", "ctx_env_half"),
+                    model=SPEC)
+    rows = {r["arm"]: r for r in run_seed((cfg, 0, pretrain_base(cfg, 0)))}
+    assert {a: rows[a]["mt_tokens"] for a in rows} == {"none": 0, "static": 500, "env": 500, "ctx_env_half": 250}
+    assert rows["env"]["mt_pool"] >= 1 and 0.0 <= rows["env"]["resolve"] <= 1.0

@@ -86,7 +86,7 @@ def check_ordering(cfg: RunConfig, ctx: Context) -> ClaimResult:
     if cfg.paper_scale:
         return _unsupported()
     rows = _rows(cfg, ctx)
-    return _result(judge_ordering(rows, bars=ctx.bars), rows, "resolve", ("ctx_env", "ctx", "static"))
+    return _result(judge_ordering(rows, bars=ctx.bars), rows, "resolve", ("ctx_env", "ctx", "env", "static"))
 
 
 def check_general_code(cfg: RunConfig, ctx: Context) -> ClaimResult:
