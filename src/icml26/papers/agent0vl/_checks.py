@@ -13,7 +13,8 @@ import numpy as np
 
 from icml26.claims import ClaimResult, Context
 from icml26.figures import FigureData, new_figure, render
-from icml26.papers.agent0vl._render import MEASURE, NOUN, make_tasks
+from icml26.papers.agent0vl._measure import triangle_vertices
+from icml26.papers.agent0vl._render import FIGURE_KINDS, make_tasks
 from icml26.papers.agent0vl._rules import judge_evolution, judge_recovery, judge_text_gap, judge_verification
 from icml26.papers.agent0vl._runs import run_seed
 from icml26.papers.agent0vl._tools import measure_object
@@ -75,22 +76,36 @@ def _roc(rows: list[dict[str, Any]]) -> FigureData:
 
 
 def _renders() -> FigureData:
-    tasks = [t for t in make_tasks(12, seed=0) if t.question.kind != "value"]
-    picks = [next(t for t in tasks if t.layout.kind == k) for k in ("bars", "circles") if
+    tasks = [t for t in make_tasks(24, seed=0) if t.question.kind != "value"]
+    picks = [next(t for t in tasks if t.layout.kind == k) for k in FIGURE_KINDS if
              any(t.layout.kind == k for t in tasks)]
-    fig, _ = new_figure(width=3.2 * len(picks), height=3.5)
+    fig, _ = new_figure(width=3.0 * len(picks), height=3.6)
     fig.clear()
     for i, t in enumerate(picks):
         ax = fig.add_subplot(1, len(picks), i + 1)
         ax.imshow(t.image, cmap="gray", vmin=0, vmax=1)
         got = [measure_object(t.image, t.layout, k) for k in range(len(t.label.values))]
-        for k, c in enumerate(t.layout.centres):
-            ax.text(c, 6, str(got[k]), ha="center", va="top", color="C3", fontsize=8)
-        ax.set_title(textwrap.fill(t.question.text(t.layout.kind), 34) + f"\nmeasure tool: {got}", fontsize=7)
+        if t.layout.kind == "triangles":
+            v = triangle_vertices(t.image, t.layout) * t.layout.px_per_unit
+            for name, (x, y) in zip("ABC", v):
+                ax.plot(x, t.layout.height - y, "+", color="C3", ms=7)
+                ax.text(x, t.layout.height - y - 2, name, color="C3", fontsize=7, ha="center")
+            tool = "sides AB, BC, CA"
+        else:
+            for k, c in enumerate(t.layout.centres):
+                ax.text(c, 6, str(got[k]), ha="center", va="top", color="C3", fontsize=8)
+            tool = "values"
+        ax.set_title(textwrap.fill(t.question.text(t.layout.kind), 30) + f"\nmeasure tool, {tool}: {got}", fontsize=6)
         ax.set_axis_off()
-    return render(fig, name="rendered_figures", caption=f"Two rendered tasks ({NOUN['bars']} {MEASURE['bars']}s, "
-                  f"{NOUN['circles']} {MEASURE['circles']}s) with what the pixel-measuring tool reads from the "
-                  "image array (red).")
+    return render(fig, name="rendered_figures", caption="One rendered task per figure kind (bar chart, circle panel, "
+                  "line chart, triangle) with what the pixel-measuring tool reads from the image array (red; on the "
+                  "triangle, the corners it finds).")
+
+
+def _by_kind(rows: list[dict[str, Any]], arm: str) -> dict[str, list[float]]:
+    runs = [r["curve_by_kind"] for r in rows if r["arm"] == arm and "curve_by_kind" in r]
+    kinds = [k for k in FIGURE_KINDS if runs and all(k in r for r in runs)]
+    return {k: [float(x) for x in np.mean([r[k] for r in runs], axis=0)] for k in kinds}
 
 
 def _findings(rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -99,6 +114,8 @@ def _findings(rows: list[dict[str, Any]]) -> dict[str, str]:
         tool = _mean(rows, arm, "tool_use")
         if tool:
             out[f"tool-call share of steps per iteration, {NAMES[arm]}"] = ", ".join(f"{x:.2f}" for x in tool)
+        for kind, curve in _by_kind(rows, arm).items():
+            out[f"test accuracy per iteration on {kind}, {NAMES[arm]}"] = " → ".join(f"{x:.3f}" for x in curve)
     return out
 
 
@@ -129,6 +146,9 @@ def check_tool_grounded_verification(cfg: ComparisonConfig, ctx: Context) -> Cla
     findings = {
         "share of correct steps in the cold start's trajectories (noisy figures)": mean("correct_share"),
         "share of readings the pixel tool gets wrong on the noisy figures": mean("tool_misread_share"),
+        **{f"share of {kind} readings the pixel tool gets wrong on the noisy figures":
+           f"{np.mean([float(r['tool_misread_by_kind'][kind]) for r in v]):.3f}"
+           for kind in FIGURE_KINDS if v and all(kind in r.get("tool_misread_by_kind", {}) for r in v)},
         "AUROC on the clean figures, tool-grounded vs text-only (the tool is exact there)":
             f"{mean('auroc_tool_clean')} vs {mean('auroc_text_clean')}",
         "AUROC of a text-only verifier that trusts the transcript's tool outputs (noisy figures)":

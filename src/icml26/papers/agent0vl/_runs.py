@@ -23,14 +23,14 @@ from icml26.common import validation
 from icml26.common.cache import cached_value
 from icml26.papers.agent0vl._agent import solve, verify
 from icml26.papers.agent0vl._policy import ToyVLM
-from icml26.papers.agent0vl._render import Task, make_tasks
-from icml26.papers.agent0vl._serc import SERCConfig, accuracy, cold_start, oracle_grpo, serc
+from icml26.papers.agent0vl._render import FIGURE_KINDS, Question, Task, answer_of, make_tasks
+from icml26.papers.agent0vl._serc import SERCConfig, cold_start, family_accuracy, oracle_grpo, serc
 from icml26.papers.agent0vl._tools import measure_object
 
 __all__ = ["ARMS", "RunConfig", "run_seed", "verifier_scores"]
 
 ARMS = ("serc", "text_only", "text_trusting", "oracle", "no_repair")
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ def verifier_scores(policy: ToyVLM, tasks: list[Task], *, samples: int, seed: in
     """[P16] Step-level scores of both verifiers on the policy's own trajectories over ``tasks``, with each step's
     true correctness from the labels (evaluation only): a reading is right when it equals the object's measure (a
     tool's reading too: a misreading tool makes a wrong step), an arithmetic step when it equals its expression's
-    value; ``answer`` steps are left out. ``trusting``: the text-only score, except that a step whose value an
+    value on the operands the trajectory claimed (left out where those form no triangle); ``answer`` steps are left
+    out. ``trusting``: the text-only score, except that a step whose value an
     executed tool call returned gets the top score (a text verifier that believes the transcript's tool outputs)."""
     gen = torch.Generator().manual_seed(validation.seed(seed))
     out: dict[str, list[float]] = {"correct": [], "tool": [], "text": [], "trusting": []}
@@ -68,8 +69,11 @@ def verifier_scores(policy: ToyVLM, tasks: list[Task], *, samples: int, seed: in
                 if s.kind in ("measure", "read"):
                     truth = t.label.values[s.objects[0]]
                     ops.append(-1 if s.value is None else s.value)
-                elif s.kind in ("calc", "mental") and len(ops) == 2:
-                    truth = ops[0] + ops[1] if t.question.kind == "sum" else abs(ops[0] - ops[1])
+                elif s.kind in ("calc", "mental") and len(ops) == len(t.question.objects) >= 2:
+                    try:
+                        truth = answer_of(Question(t.question.kind, tuple(range(len(ops)))), tuple(ops))
+                    except (ValueError, ZeroDivisionError):
+                        continue
                 else:
                     continue
                 out["correct"].append(float(s.value == truth))
@@ -92,9 +96,13 @@ def _arm(cfg: RunConfig, arm: str, seed: int, start: dict[str, torch.Tensor], tr
     policy = ToyVLM(hidden=cfg.hidden, seed=seed)
     policy.load_state_dict(start)
     curve: list[float] = []
+    by_kind: dict[str, list[float]] = {}
 
     def evaluate(_: int, p: ToyVLM) -> None:
-        curve.append(accuracy(p, test, samples=cfg.eval_samples, seed=seed + 7919))
+        acc = family_accuracy(p, test, samples=cfg.eval_samples, seed=seed + 7919)
+        curve.append(acc.pop("all"))
+        for kind, a in acc.items():
+            by_kind.setdefault(kind, []).append(a)
 
     loop = cfg.loop
     if arm == "text_only":
@@ -108,6 +116,7 @@ def _arm(cfg: RunConfig, arm: str, seed: int, start: dict[str, torch.Tensor], tr
     else:
         hist = serc(policy, train, loop, seed=seed, on_iteration=evaluate)
     return {"arm": arm, "seed": seed, "curve": curve, "gain": curve[-1] - curve[0],
+            "curve_by_kind": {k: by_kind[k] for k in FIGURE_KINDS if k in by_kind},
             "tool_use": [h["tool_use"] for h in hist], "reward": [h["reward"] for h in hist],
             "repairs": [h["repairs"] for h in hist]}
 
@@ -120,12 +129,16 @@ def _compute(cfg: RunConfig, seed: int) -> list[dict[str, Any]]:
     start = {k: v.clone() for k, v in policy.state_dict().items()}
     sc = verifier_scores(policy, noisy, samples=cfg.eval_samples, seed=seed + 104729)
     clean = verifier_scores(policy, test, samples=cfg.eval_samples, seed=seed + 104729)
-    misread = [measure_object(t.image, t.layout, i) != t.label.values[i] for t in noisy for i in t.question.objects]
+    misread = [(t.layout.kind, measure_object(t.image, t.layout, i) != t.label.values[i]) for t in noisy
+               for i in t.question.objects]
+    by_kind = {k: float(np.mean([m for kk, m in misread if kk == k])) for k in FIGURE_KINDS
+               if any(kk == k for kk, _ in misread)}
     rows: list[dict[str, Any]] = [{
         "arm": "verifier", "seed": seed, "auroc_tool": _auroc(sc["correct"], sc["tool"]),
         "auroc_text": _auroc(sc["correct"], sc["text"]), "auroc_trusting": _auroc(sc["correct"], sc["trusting"]),
         "auroc_tool_clean": _auroc(clean["correct"], clean["tool"]),
-        "auroc_text_clean": _auroc(clean["correct"], clean["text"]), "tool_misread_share": float(np.mean(misread)),
+        "auroc_text_clean": _auroc(clean["correct"], clean["text"]), "tool_misread_share": float(np.mean([m for _, m in misread])),
+        "tool_misread_by_kind": by_kind,
         "n_steps": len(sc["correct"]),
         "correct_share": float(np.mean(sc["correct"])) if sc["correct"] else float("nan"), "scores": sc}]
     rows += [_arm(cfg, arm, seed, start, train, test) for arm in cfg.arms]

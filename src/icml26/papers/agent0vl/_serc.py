@@ -19,10 +19,11 @@ from icml26.common import validation
 from icml26.common.rl import grpo_advantages, ppo_clip_loss
 from icml26.common.train import train
 from icml26.papers.agent0vl._agent import Trajectory, repair, repair_gate, self_reward, solve, verify
-from icml26.papers.agent0vl._policy import N_VALUES, ToyVLM, object_features
-from icml26.papers.agent0vl._render import QUESTION_KINDS, Task, View
+from icml26.papers.agent0vl._geometry import TRIANGLE_SHAPES, side_lengths
+from icml26.papers.agent0vl._policy import ARITH_KINDS, MAX_OPERANDS, N_VALUES, ToyVLM, object_features
+from icml26.papers.agent0vl._render import QUESTION_KINDS, Question, Task, View, answer_of
 
-__all__ = ["SERCConfig", "accuracy", "cold_start", "oracle_grpo", "serc"]
+__all__ = ["SERCConfig", "accuracy", "cold_start", "family_accuracy", "oracle_grpo", "serc"]
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,8 @@ def cold_start(policy: ToyVLM, tasks: Sequence[Task], *, tool_rate: float = 0.3,
                mental_accuracy: float = 0.6, steps: int = 300, lr: float = 3e-3, seed: int) -> ToyVLM:
     """[P16] The supervised cold start (uses labels): the ``read`` head fits the true measures of the objects the
     questions name; the ``tool`` / ``calc`` heads fit traces that call a tool with probability ``tool_rate`` /
-    ``calc_rate``; the ``mental`` head fits arithmetic that is right with probability ``mental_accuracy`` (else off
-    by one or two). Returns ``policy``, trained in place."""
+    ``calc_rate``; the ``mental`` head fits arithmetic drills (every operation of :data:`ARITH_KINDS`) that are
+    right with probability ``mental_accuracy`` (else off by one or two). Returns ``policy``, trained in place."""
     if not isinstance(policy, ToyVLM):
         raise TypeError(f"policy must be a ToyVLM, got {type(policy).__name__}")
     if not tasks:
@@ -77,25 +78,42 @@ def cold_start(policy: ToyVLM, tasks: Sequence[Task], *, tool_rate: float = 0.3,
     rows = [(object_features(t.view(), i), QUESTION_KINDS.index(t.question.kind), t.label.values[i])
             for t in tasks for i in t.question.objects]
     n = len(rows)
-    a, b = rng.integers(1, 16, size=n), rng.integers(1, 16, size=n)
-    op = rng.integers(0, 2, size=n)
-    exact = np.where(op == 0, a + b, np.abs(a - b))
+    operands, op, exact = _arithmetic_drill(n, rng)
     slip = rng.choice([-2, -1, 1, 2], size=n) * (rng.random(n) >= mental_accuracy)
     data = [torch.from_numpy(np.stack([r[0] for r in rows])), torch.tensor([r[1] for r in rows]),
             torch.tensor([r[2] for r in rows]), torch.from_numpy((rng.random(n) < tool_rate).astype(np.int64)),
-            torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(op),
+            torch.from_numpy(operands), torch.from_numpy(op),
             torch.from_numpy(np.clip(exact + slip, 0, N_VALUES - 1)),
             torch.from_numpy((rng.random(n) < calc_rate).astype(np.int64))]
     train(policy, data, _sft_loss, steps=steps, lr=lr, batch_size=64, seed=seed, eval_every=steps)
     return policy
 
 
+def _arithmetic_drill(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` random arithmetic exercises, the operation uniform over :data:`ARITH_KINDS`: chart operands are
+    integers 1..15 (2 for sum and diff, 2 to 5 for max), triangle operands the sides of a random admissible
+    triangle (the facing side drawn at random for an angle). Returns operands (padded with −1), ops, exact values."""
+    operands = np.full((n, MAX_OPERANDS), -1, dtype=np.int64)
+    op = rng.integers(0, len(ARITH_KINDS), size=n)
+    exact = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        kind = ARITH_KINDS[int(op[k])]
+        if kind in ("perimeter", "angle"):
+            sides = [round(x) for x in side_lengths(TRIANGLE_SHAPES[int(rng.integers(len(TRIANGLE_SHAPES)))])]
+            ops = [sides[i] for i in np.roll(np.arange(3), -int(rng.integers(3)))]
+        else:
+            m = 2 if kind in ("sum", "diff") else int(rng.integers(2, MAX_OPERANDS + 1))
+            ops = [int(x) for x in rng.integers(1, 16, size=m)]
+        operands[k, :len(ops)] = ops
+        exact[k] = answer_of(Question(kind, tuple(range(len(ops)))), tuple(ops))
+    return operands, op, exact
+
+
 def _sft_loss(model: ToyVLM, feats: torch.Tensor, qk: torch.Tensor, value: torch.Tensor, tool: torch.Tensor,
-              a: torch.Tensor, b: torch.Tensor, op: torch.Tensor, mental: torch.Tensor,
-              calc: torch.Tensor) -> torch.Tensor:
+              operands: torch.Tensor, op: torch.Tensor, mental: torch.Tensor, calc: torch.Tensor) -> torch.Tensor:
     ce = torch.nn.functional.cross_entropy
     t, r = model.read_logits(feats, qk)
-    c, m = model.arith_logits(a, b, op)
+    c, m = model.arith_logits(operands, op)
     return ce(r, value) + ce(t, tool) + ce(c, calc) + ce(m, mental)
 
 
@@ -201,3 +219,18 @@ def accuracy(policy: ToyVLM, tasks: Sequence[Task], *, samples: int = 2, seed: i
     gen = torch.Generator().manual_seed(validation.seed(seed))
     hits = [solve(policy, t.view(), generator=gen).answer == t.label.answer for t in tasks for _ in range(samples)]
     return float(np.mean(hits))
+
+
+def family_accuracy(policy: ToyVLM, tasks: Sequence[Task], *, samples: int = 2, seed: int) -> dict[str, float]:
+    """[P16] :func:`accuracy` (the same sampled answers for the same ``seed``) under ``"all"``, and per figure kind
+    present in ``tasks`` (``"bars"``, ``"circles"``, ``"lines"``, ``"triangles"``)."""
+    samples = validation.positive_int(samples, "samples")
+    if not tasks:
+        raise ValueError("tasks: empty")
+    gen = torch.Generator().manual_seed(validation.seed(seed))
+    hits = [(t.layout.kind, solve(policy, t.view(), generator=gen).answer == t.label.answer)
+            for t in tasks for _ in range(samples)]
+    out = {"all": float(np.mean([h for _, h in hits]))}
+    for kind in dict.fromkeys(k for k, _ in hits):
+        out[kind] = float(np.mean([h for k, h in hits if k == kind]))
+    return out

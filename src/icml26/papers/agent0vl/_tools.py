@@ -1,9 +1,9 @@
-"""The agent's tools in [P16]: a pixel-measuring tool that reads the rendered image array, and a sandboxed arithmetic
-interpreter. Both are what the paper's code interpreter does for chart and geometry questions, reduced to the two
-operations our figures need (the paper's Solver writes free-form Python; ours writes tool calls).
+"""The agent's tools in [P16]: a pixel-measuring tool that reads the rendered image array (:mod:`._measure`), and a
+sandboxed arithmetic interpreter. Both are what the paper's code interpreter does for chart and geometry questions,
+reduced to the two operations our figures need (the paper's Solver writes free-form Python; ours writes tool calls).
 
 The interpreter parses with :mod:`ast` and walks only arithmetic nodes (numbers, + − * / // % **, unary ±, and the
-calls ``abs``/``min``/``max``/``round``): no names, attributes, subscripts, comprehensions or other calls, no
+calls ``abs``/``min``/``max``/``round`` and, for geometry, ``sqrt``/``acos``/``degrees``): no names, attributes, subscripts, comprehensions or other calls, no
 ``eval``/``exec``. Bounded expression length, node count, exponent, call arity and ``round``'s digits (each bounds
 the work of one node: the deadline is only checked between nodes), and a deadline on the walk.
 """
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from icml26.common import validation
+from icml26.papers.agent0vl._measure import measure_object
 from icml26.papers.agent0vl._render import Layout
 
 __all__ = ["ToolBox", "ToolError", "ToolResult", "evaluate_arithmetic", "measure_object"]
 
-DARK = 0.5  # a pixel darker than this belongs to an object (objects are dark, grid lines and noise light)
 MAX_LEN = 200
 MAX_NODES = 64
 MAX_EXPONENT = 64
@@ -35,50 +35,15 @@ _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_CALLS: dict[str, Callable[..., Any]] = {"abs": abs, "min": min, "max": max, "round": round}
-_ARITY = {"abs": (1, 1), "min": (2, 8), "max": (2, 8), "round": (1, 2)}
+_CALLS: dict[str, Callable[..., Any]] = {"abs": abs, "min": min, "max": max, "round": round, "sqrt": math.sqrt,
+                                         "acos": math.acos, "degrees": math.degrees}
+_ARITY = {"abs": (1, 1), "min": (2, 8), "max": (2, 8), "round": (1, 2), "sqrt": (1, 1), "acos": (1, 1),
+          "degrees": (1, 1)}
 MAX_DIGITS = 16  # round(x, -10**12) would build 10**(10**12): the digits are bounded like the exponent
 
 
 class ToolError(ValueError):
     """[P16] A tool call that cannot run: unparsable, outside the sandbox, out of range or past its deadline."""
-
-
-def measure_object(image: np.ndarray, layout: Layout, index: int) -> int:
-    """[P16] The pixel-measuring tool: the measure of object ``index`` in units, read from the image array.
-
-    Bars: the longest run of dark pixels (< 0.5) in the three columns at the bar's centre, from the baseline up;
-    circles: the dark run along the row through the circle's centre. The run length in pixels over the layout's
-    pixels per unit, rounded to the nearest unit.
-    """
-    img = validation.real_array(image, "image", ndim=2)
-    if img.shape != (layout.height, layout.width):
-        raise ValueError(f"image: shape {img.shape} does not match the layout's {(layout.height, layout.width)}")
-    index = validation.int_at_least(index, "index", 0, hi=len(layout.centres) - 1)
-    c = int(layout.centres[index])
-    dark = img < DARK
-    if layout.kind == "bars":
-        cols = dark[::-1, c - 1:c + 2]  # bottom row first
-        runs = [int(np.argmin(np.append(col, False))) for col in cols.T]
-        px = float(np.median(runs))
-    else:
-        r = int(layout.height - layout.row)
-        rows = dark[r - 1:r + 1, :]
-        px = float(np.max([_run_through(row, c) for row in rows]))
-    return int(round(px / layout.px_per_unit))
-
-
-def _run_through(row: np.ndarray, c: int) -> int:
-    """Length of the run of True through column ``c`` (0 when ``row[c]`` is False)."""
-    if not row[c]:
-        return 0
-    left = c
-    while left > 0 and row[left - 1]:
-        left -= 1
-    right = c
-    while right + 1 < row.size and row[right + 1]:
-        right += 1
-    return right - left + 1
 
 
 def _number(x: Any) -> int | float:
@@ -115,7 +80,11 @@ def _walk(node: ast.AST, deadline: float) -> int | float:
         args = [_walk(a, deadline) for a in node.args]
         if name == "round" and len(args) == 2 and (not isinstance(args[1], int) or abs(args[1]) > MAX_DIGITS):
             raise ToolError(f"expr: round's digits must be an integer of at most {MAX_DIGITS} in size")
-        return _number(_CALLS[name](*args))
+        try:
+            value = _CALLS[name](*args)
+        except (ValueError, OverflowError) as e:  # sqrt(-1), acos(2): outside the function's domain
+            raise ToolError(f"expr: {name}{tuple(args)}: {e}") from None
+        return _number(value)
     raise ToolError(f"expr: not arithmetic: {type(node).__name__} nodes are outside the sandbox")
 
 
@@ -149,8 +118,8 @@ class ToolResult:
 
 
 class ToolBox:
-    """[P16] Executes the agent's tool calls on one figure: ``measure(k)`` (object ``k``, 1-based as in the question)
-    and ``calc(<arithmetic>)``. The call text is parsed with :mod:`ast`; a malformed call is an error observation,
+    """[P16] Executes the agent's tool calls on one figure: ``measure(k)`` (object ``k``, 1-based as in the question:
+    a bar, circle or marked point, or a triangle's side k of AB, BC, CA) and ``calc(<arithmetic>)``. The call text is parsed with :mod:`ast`; a malformed call is an error observation,
     never an exception, as a tool-integrated agent sees it."""
 
     def __init__(self, image: np.ndarray, layout: Layout) -> None:
