@@ -78,8 +78,6 @@ def _alive(pid: int) -> bool:
 def _sweep_orphans(folder: Path) -> None:
     """Remove build folders of ``folder`` left by killed builders: those of this host whose process is gone, and any
     of unknown owner older than a day. A build in progress (a live process, here or elsewhere) is never touched."""
-    if not folder.parent.is_dir():
-        return
     host = _host()
     for sib in folder.parent.glob(f".{folder.name}-*"):
         rest = sib.name[len(folder.name) + 2:].split("-")
