@@ -29,3 +29,12 @@ def test_fidelity_and_steganalysis_parts() -> None:
     sb = _bars("steganalysis_chance")
     assert judge_steganalysis(steg_rows(0.95, 0.5), bars=sb).verdict is Verdict.FAILS
     assert judge_steganalysis(steg_rows(0.5, 0.5, seeds=2), bars=sb).verdict is Verdict.INCONCLUSIVE
+
+
+def test_steganalysis_is_judged_at_the_operating_point_only() -> None:
+    sb = _bars("steganalysis_chance")
+    weak = [{**r, "strength": 1.0, "operating": True} for r in steg_rows(0.5, 0.52)]
+    strong = [{**r, "strength": 4.0, "operating": False} for r in steg_rows(1.0, 1.0)]
+    assert judge_steganalysis(weak + strong, bars=sb).verdict is Verdict.HOLDS
+    flipped = [{**r, "operating": not r["operating"]} for r in weak + strong]
+    assert judge_steganalysis(flipped, bars=sb).verdict is Verdict.FAILS

@@ -1,4 +1,5 @@
-"""Figures of the [P22] checks: image grids of secrets, shares, stego images and reconstructions."""
+"""Figures of the [P22] checks: image grids of secrets, shares, stego images and reconstructions; the capacity /
+security trade-off curve."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from icml26.figures import FigureData, new_figure, render
 
-__all__ = ["fidelity_figure", "stego_figure"]
+__all__ = ["cover_stego_figure", "fidelity_figure", "stego_figure", "tradeoff_figure"]
 
 
 def _grid(columns: dict[str, np.ndarray], rows: int, *, name: str, caption: str) -> FigureData:
@@ -47,3 +48,42 @@ def fidelity_figure(shown: dict[str, Any], best: str, rows: int = 4) -> FigureDa
     return _grid(cols, rows, name="reconstructions",
                  caption="Secrets, the binary shares extracted after the channel, the measurement-posterior-sampling "
                          f"reconstruction, and the strongest descreening baseline ({best}).")
+
+
+def tradeoff_figure(curve: dict[float, dict[str, float]], op: dict[str, Any]) -> FigureData:
+    """Per embedding strength ζ: bit accuracy after the channel (test secrets) and both steganalysers' AUC."""
+    fig, ax = new_figure(width=5.5, height=3.4)
+    gs = sorted(curve)
+    ax.plot(gs, [curve[g]["acc_distorted"] for g in gs], "o-", label="bit accuracy after channel (test)")
+    cal = op.get("calibration_accuracy", {})
+    ax.plot(sorted(cal), [cal[g] for g in sorted(cal)], "o:", label="bit accuracy after channel (calibration)")
+    ax.plot(gs, [curve[g]["logistic"] for g in gs], "s-", label="AUC logistic on residuals")
+    ax.plot(gs, [curve[g]["cnn"] for g in gs], "^-", label="AUC residual CNN")
+    ax.axhline(0.95, color="grey", ls="--", lw=0.8)
+    ax.axhline(0.65, color="red", ls="--", lw=0.8)
+    ax.axvline(float(op["guidance"]), color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("embedding strength ζ (structural guidance step)")
+    ax.set_ylim(0.3, 1.02)
+    ax.legend(fontsize=7, loc="lower right")
+    return render(fig, name="capacity_security_tradeoff",
+                  caption="Capacity / security trade-off: per guidance strength, mean bit accuracy after the channel "
+                          "and the steganalysers' AUC (chance 0.5); dashed lines: the 0.95 extraction target of the "
+                          f"operating-point rule and the 0.65 AUC bar; vertical line: the operating point ζ = "
+                          f"{float(op['guidance']):g}.")
+
+
+def cover_stego_figure(shown: dict[str, Any], guidance: float, rows: int = 4) -> FigureData:
+    """Unguided samples beside stego images at the operating point, and 5x-amplified median residuals of each."""
+    from scipy.ndimage import median_filter
+
+    c, s = shown.get("covers", np.zeros((0, 1, 1))), shown.get("stegos", np.zeros((0, 1, 1)))
+
+    def res(x: np.ndarray) -> np.ndarray:
+        return np.clip(0.5 + 5 * (x - median_filter(x, size=(1, 3, 3), mode="reflect")), 0, 1) if len(x) else x
+
+    cols = {"unguided sample": c, "stego": s, "residual x5 (sample)": res(c[:rows]), "residual x5 (stego)": res(s[:rows])}
+    return _grid(cols, rows, name="cover_vs_stego",
+                 caption=f"Unguided samples of the prior and stego images at the operating point ζ = {guidance:g} "
+                         "(different secrets and seeds), with their median-filter residuals amplified 5x: what "
+                         "the steganalysers see.")

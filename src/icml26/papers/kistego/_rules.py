@@ -9,8 +9,10 @@
 - ``posterior_fidelity``: rows are one secret each, ``{"seed", "psnr_dps", "ssim_dps", "baselines": {name:
   {"psnr", "ssim"}}}``. The strongest baseline is the one with the highest mean PSNR on these very rows (an
   oracle-tuned baseline); the paired PSNR gain must meet ``psnr_gain`` and the paired SSIM gain ``ssim_gain``.
-- ``steganalysis_chance``: rows are one (seed, detector) each, ``{"seed", "detector", "auc"}``; for every detector the
-  mean AUC over seeds (bootstrap CI over seeds) must meet ``auc``.
+- ``steganalysis_chance``: rows are one (seed, detector) each, ``{"seed", "detector", "auc"}``, optionally with
+  ``"strength"`` and ``"operating"`` (a sweep over embedding strengths): only rows at the operating point
+  (``operating`` true; rows without the key count) are judged; for every detector the mean AUC over seeds (bootstrap
+  CI over seeds) must meet ``auc``.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ def judge_fidelity(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]
 
 
 def judge_steganalysis(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
-    """``steganalysis_chance`` (module docstring): every detector's AUC CI over seeds meets ``auc``."""
+    """``steganalysis_chance`` (module docstring): every detector's AUC CI over seeds meets ``auc`` at the operating
+    point."""
+    rows = [r for r in rows if r.get("operating", True)]
     detectors = sorted({r["detector"] for r in rows})
     if not detectors:
         return Judgement(Verdict.INCONCLUSIVE, "no rows measured")
