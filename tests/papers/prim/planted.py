@@ -2,7 +2,7 @@
 
 from support.planted import Planted
 
-QS = ("beep", "colour", "colour_plus_beep")
+QS = ("beep", "colour", "where_at_beep")
 BUDGETS = (0.5, 0.25, 0.125)
 
 
@@ -18,7 +18,7 @@ def table(acc: dict, n_seeds: int = 3, n: int = 1000) -> list[dict]:
 
 
 def flat(x: float, cross: float | None = None) -> dict:
-    return {"beep": x, "colour": x, "colour_plus_beep": x if cross is None else cross}
+    return {"beep": x, "colour": x, "where_at_beep": x if cross is None else cross}
 
 
 def sweep(prim: float, base: float, full: float = 0.98, cross: float | None = None) -> dict:

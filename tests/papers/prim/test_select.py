@@ -17,7 +17,7 @@ def _tokens(i: int = 0) -> tuple[AVTokens, np.ndarray]:
         av, text = MODEL.embed(torch.from_numpy(CLIPS.video[i:i + 1]), torch.from_numpy(CLIPS.audio[i:i + 1]),
                                torch.from_numpy(CLIPS.question[i:i + 1]))
     k, q = MODEL.first_layer_keys(av, text)
-    return AVTokens(video=CLIPS.video[i], audio=CLIPS.audio[i], keys=k[0], patch_shape=(3, 4, 4), n_heads=2), q[0]
+    return AVTokens(video=CLIPS.video[i], audio=CLIPS.audio[i], keys=k[0], patch_shape=(3, 4, 4), n_heads=MODEL.cfg.n_head), q[0]
 
 
 @pytest.mark.parametrize("budget", [1.0, 0.5, 0.25, 0.125, 0.01])
@@ -70,6 +70,20 @@ def test_planted_rules_both_ways():
         assert RULES[spec.id](**p.holds, bars=spec.bar_map).verdict.value == "holds", spec.id
         assert RULES[spec.id](**p.fails, bars=spec.bar_map).verdict.value == "fails", spec.id
 
+
+
+def test_cross_modal_needs_a_learnt_moment_question():
+    """A moment question answered near chance loses nothing under compression: the claim must not hold on it."""
+    from icml26.registry import get_paper  # noqa: PLC0415
+    from support.planted import load_planted  # noqa: PLC0415
+
+    mod = load_planted("prim")
+    spec = next(c for c in get_paper("prim").claims if c.id == "cross_modal_degrades_least")
+    acc = mod.sweep(0.90, 0.8, cross=0.30)
+    acc["full", 1.0] = mod.flat(0.99, cross=0.30)
+    j = RULES[spec.id](rows=mod.table(acc), bars=spec.bar_map)
+    assert j.verdict.value == "fails"
+    assert "trained" in j.reason
 
 def test_relevance_is_the_lms_first_layer_attention():
     """Oracle for stage (i): r_j equals the LM's own first-layer attention from the question's tokens to the

@@ -7,7 +7,9 @@ is a steady hum plus noise and one 64 ms beep of one of four pitches at a random
 
 - ``colour`` (video only): which of four colours the square has;
 - ``beep`` (audio only): which of four pitches the beep has;
-- ``colour_plus_beep`` (cross-modal): (colour index + pitch index) mod 4, which neither modality alone answers.
+- ``where_at_beep`` (cross-modal, about a moment): the quadrant of the canvas that holds the square's centre at the
+  frame of the beep (2 · [row >= 8] + [column >= 8]). The audio finds the moment and the video answers; the square
+  moves 2-3 px a frame, so that the quadrant most often occupied over the clip is right only about 46 % of the time.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ SAMPLE_RATE = 4000  # Hz
 FRAME_SAMPLES = 256  # 64 ms of audio per video frame
 BINS = 32  # spectrogram frequency bins kept per audio token
 AUDIO_PER_FRAME = FRAME_SAMPLES // (2 * BINS)  # 4 spectrogram slices (audio tokens) per video frame
-QUESTIONS = ("colour", "beep", "colour_plus_beep")
+QUESTIONS = ("colour", "beep", "where_at_beep")
 PALETTE = np.array([[0.9, 0.15, 0.1], [0.1, 0.8, 0.2], [0.15, 0.3, 0.95], [0.95, 0.85, 0.1]])
 PITCHES = (500.0, 800.0, 1200.0, 1650.0)  # Hz, one per beep class
 HUM = 250.0  # Hz
@@ -52,10 +54,10 @@ class Clips:
 
 
 def _trajectories(g: np.random.Generator, n: int, frames: int) -> np.ndarray:
-    """Top-left corners (N, T, 2) of a square bouncing inside the canvas at a constant speed of 1-2 px/frame."""
+    """Top-left corners (N, T, 2) of a square bouncing inside the canvas at a constant speed of 2-3 px/frame."""
     hi = CANVAS - SIDE
     pos = g.integers(0, hi + 1, size=(n, 2)).astype(float)
-    vel = g.choice([-2.0, -1.0, 1.0, 2.0], size=(n, 2))
+    vel = g.choice([-3.0, -2.0, 2.0, 3.0], size=(n, 2))
     out = np.empty((n, frames, 2))
     for t in range(frames):
         out[:, t] = pos
@@ -97,8 +99,10 @@ def _audio(g: np.random.Generator, n: int, frames: int, beep_frame: np.ndarray, 
     return spec.reshape(n, frames, AUDIO_PER_FRAME, BINS)
 
 
-def make_clips(n: int, *, seed: int, frames: int = 8, noise: float = 0.03) -> Clips:
-    """``n`` clips (module docstring) from an explicit ``seed``; questions are drawn uniformly over the three types.
+def make_clips(n: int, *, seed: int, frames: int = 8, noise: float = 0.03,
+               question_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)) -> Clips:
+    """``n`` clips (module docstring) from an explicit ``seed``; question types are drawn with ``question_weights``
+    (the order of :data:`QUESTIONS`; uniform by default, evaluation always uses the default).
 
     Our synthetic stand-in for [P31]'s audio-visual benchmarks (nothing of the paper's data is used).
     """
@@ -106,15 +110,20 @@ def make_clips(n: int, *, seed: int, frames: int = 8, noise: float = 0.03) -> Cl
     seed = validation.seed(seed)
     frames = validation.int_at_least(frames, "frames", 2, hi=64)
     noise = validation.real(noise, "noise", lo=0.0, hi=1.0)
+    weights = validation.probability_vector(np.asarray(question_weights, dtype=float), "question_weights", atol=1e-6)
+    if weights.size != len(QUESTIONS):
+        raise ValueError(f"question_weights must have {len(QUESTIONS)} entries, got {weights.size}")
     g = np.random.default_rng([seed, 31])
     corners = _trajectories(g, n, frames)
     colour = g.integers(0, 4, size=n)
     pitch = g.integers(0, 4, size=n)
     beep_frame = g.integers(0, frames, size=n)
-    question = g.integers(0, len(QUESTIONS), size=n)
+    question = g.choice(len(QUESTIONS), size=n, p=weights / weights.sum())
     video = _video(g, corners, colour, noise)
     audio = _audio(g, n, frames, beep_frame, pitch, noise)
     centre = corners + (SIDE - 1) / 2.0
-    answer = np.select([question == 0, question == 1], [colour, pitch], (colour + pitch) % 4)
+    at_beep = centre[np.arange(n), beep_frame]
+    quadrant = 2 * (at_beep[:, 0] >= CANVAS // 2) + (at_beep[:, 1] >= CANVAS // 2)
+    answer = np.select([question == 0, question == 1], [colour, pitch], quadrant)
     return Clips(video=video.astype(np.float32), audio=audio.astype(np.float32), question=question.astype(np.int64),
                  answer=answer.astype(np.int64), beep_frame=beep_frame.astype(np.int64), centre=centre)

@@ -98,7 +98,8 @@ def evaluate(model: TinyAVLM, clips: Clips, method: Method | None, budget: float
         sel = torch.gather(av[rows], 1, idx[..., None].expand(-1, -1, av.shape[-1]))
         pa = method.prune_after if method is not None else None
         with torch.no_grad():
-            logits = model.run(sel, text[rows], prune_after=pa, keep=k2 if k2 < k1 else None)
+            logits = model.run(sel, text[rows], tokens=idx, prune_after=pa,
+                               keep=k2 if k2 < k1 else None)
         pred[rows] = logits.argmax(-1).numpy()
         layers = [k1 + N_TEXT] * (pa or L) + [k2 + N_TEXT] * (L - (pa or L))
         flops[rows] = attention_flops(layers) / full
@@ -130,7 +131,8 @@ def prefill_seconds(model: TinyAVLM, clips: Clips, method: Method | None, budget
                 idx = torch.as_tensor(np.stack([picks[i] for i in rows]))
                 sel = torch.gather(av[rows], 1, idx[..., None].expand(-1, -1, av.shape[-1]))
                 pa = method.prune_after if method is not None else None
-                model.run(sel, text[rows], prune_after=pa, keep=k2 if k2 < k1 else None)
+                model.run(sel, text[rows], tokens=idx, prune_after=pa,
+                          keep=k2 if k2 < k1 else None)
         t2 = time.perf_counter()
         out.append((t2 - t1, t1 - t0))
     return out

@@ -2,7 +2,11 @@
 
 :class:`TinyAVLM` embeds video patch tokens, spectrogram-slice tokens and two question tokens (each with its own
 frame/slot position, kept when tokens are dropped), runs a pre-LN bidirectional transformer over
-[video, audio, text] and answers from the last text token. Ours: the paper's LMMs are pretrained omni models.
+[video, audio, text] and answers from the last text token. Audio and video tokens of one time step share their
+temporal position twice: one learnt frame embedding, and a learnt attention bias per layer, head and (query, key)
+modality pair indexed by the frame distance |t_i − t_j| of two audio/video tokens (zero for pairs with a question
+token; half of the heads start local, ALiBi-style), which lets a token find the other modality's tokens of its own
+moment in one attention step. Ours: the paper's LMMs are pretrained omni models.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ class AVLMConfig:
     """Sizes of the [P31] toy :class:`TinyAVLM` (the clip shape of :func:`._data.make_clips`)."""
 
     d_model: int = 32
-    n_head: int = 2
+    n_head: int = 4
     mlp_ratio: int = 2
     n_layer: int = 3
     frames: int = 8
@@ -50,10 +54,12 @@ class _Block(nn.Module):
         self.proj = nn.Linear(d, d)
         self.mlp = nn.Sequential(nn.Linear(d, mlp_ratio * d), nn.GELU(), nn.Linear(mlp_ratio * d, d))
 
-    def forward(self, x: Tensor, key_mask: Tensor | None) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor, key_mask: Tensor | None, bias: Tensor | None = None) -> tuple[Tensor, Tensor]:
         b, n, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_head, d // self.n_head).permute(2, 0, 3, 1, 4)
         logits = q @ k.transpose(-1, -2) / math.sqrt(d // self.n_head)
+        if bias is not None:
+            logits = logits + bias
         if key_mask is not None:
             logits = logits.masked_fill(~key_mask[:, None, None, :], float("-inf"))
         probs = logits.softmax(dim=-1)
@@ -74,6 +80,7 @@ class TinyAVLM(nn.Module):
         self.patch_pos = nn.Parameter(torch.zeros(cfg.patches, d))
         self.slice_pos = nn.Parameter(torch.zeros(cfg.audio_per_frame, d))
         self.modality = nn.Parameter(torch.zeros(2, d))
+        self.time_bias = nn.Parameter(torch.zeros(cfg.n_layer, cfg.n_head, 4, cfg.frames))  # modality pair, |t_i - t_j|
         self.question = nn.Embedding(cfg.n_questions, d)
         self.slot = nn.Parameter(torch.zeros(1, d))
         self.blocks = nn.ModuleList(_Block(d, cfg.n_head, cfg.mlp_ratio) for _ in range(cfg.n_layer))
@@ -84,19 +91,38 @@ class TinyAVLM(nn.Module):
             for name, p in self.named_parameters():  # our init: 1/sqrt(fan-in) weights, 0.3 positions, zero biases
                 if ".ln" in name or name.startswith("ln_f"):  # LayerNorm: ones and zeros already
                     continue
-                if name.endswith("bias"):  # nn.Linear draws biases from the global RNG: zero, so all comes from `seed`
+                if name.endswith("bias"):  # nn.Linear's biases (global RNG) and the temporal bias start at zero
                     p.zero_()
                     continue
                 std = 1.0 / math.sqrt(p.shape[1]) if name.endswith("weight") and p.ndim == 2 else 0.3
                 if name.startswith("question"):
                     std = 0.3
                 p.copy_(std * torch.randn(p.shape, generator=g))
+            slope = (torch.arange(cfg.n_head) % 2).double()  # ours: odd heads start local (-|Δt|), even ones global
+            self.time_bias.copy_(-slope[None, :, None, None] * torch.arange(cfg.frames).double())
 
     @property
     def n_av(self) -> int:
         """Audio/video tokens per clip."""
         c = self.cfg
         return c.frames * (c.patches + c.audio_per_frame)
+
+    def token_frames(self) -> Tensor:
+        """The frame index (n_av,) of every audio/video token in the order of :meth:`embed` (video, then audio)."""
+        c = self.cfg
+        t = torch.arange(c.frames)
+        return torch.cat([t.repeat_interleave(c.patches), t.repeat_interleave(c.audio_per_frame)])
+
+    def _time_bias(self, layer: int, tokens: Tensor, n_text: int) -> Tensor:
+        """(B, h, n + m, n + m) additive attention logits of ``layer`` (0-based) for the audio/video tokens of indices
+        ``tokens`` (B, n) in the order of :meth:`embed`: the learnt bias of their modality pair and frame distance;
+        rows and columns of the question tokens get 0."""
+        frame = self.token_frames()[tokens]
+        audio = (tokens >= self.cfg.frames * self.cfg.patches).long()
+        code = (2 * audio[:, :, None] + audio[:, None, :]) * self.cfg.frames
+        code = code + (frame[:, :, None] - frame[:, None, :]).abs()
+        av = self.time_bias[layer].reshape(self.cfg.n_head, -1)[:, code].permute(1, 0, 2, 3)  # (B, h, n, n)
+        return F.pad(av, (0, n_text, 0, n_text))
 
     def embed(self, video: Tensor, audio: Tensor, question: Tensor) -> tuple[Tensor, Tensor]:
         """(B, n_av, d) audio/video tokens (video first) and (B, 2, d) question tokens, positions included."""
@@ -117,22 +143,29 @@ class TinyAVLM(nn.Module):
             q = blk.qkv(blk.ln1(text))[..., :d]
         return k.double().numpy(), q.double().numpy()
 
-    def run(self, av: Tensor, text: Tensor, *, key_mask: Tensor | None = None, prune_after: int | None = None,
-            keep: int | None = None, rank: Callable[[np.ndarray, int], np.ndarray] | None = None) -> Tensor:
-        """Answer logits (B, n_answers) for the sequence [av, text]; with ``prune_after`` and ``keep``, only ``keep``
-        audio/video tokens per clip continue after layer ``prune_after``: ``rank(attn, keep)`` (default: the top by
-        the question's attention there, :func:`llm_adaptive_retention`) picks them from attn (h, m, n)."""
-        n = av.shape[1]
+    def run(self, av: Tensor, text: Tensor, *, tokens: Tensor | None = None, key_mask: Tensor | None = None,
+            prune_after: int | None = None, keep: int | None = None,
+            rank: Callable[[np.ndarray, int], np.ndarray] | None = None) -> Tensor:
+        """Answer logits (B, n_answers) for the sequence [av, text]; ``tokens`` (B, n) are the indices of the
+        audio/video tokens in the order of :meth:`embed` (default: all of them). With ``prune_after`` and ``keep``,
+        only ``keep`` audio/video tokens per clip continue after layer ``prune_after``: ``rank(attn, keep)`` (default:
+        the top by the question's attention there, :func:`llm_adaptive_retention`) picks them from attn (h, m, n)."""
+        b, n = av.shape[:2]
+        if tokens is None:
+            if n != self.n_av:
+                raise ValueError(f"tokens must be given for a selection of {n} of the {self.n_av} tokens")
+            tokens = torch.arange(n).expand(b, -1)
         x = torch.cat([av, text], dim=1)
-        mask = None if key_mask is None else torch.cat([key_mask, key_mask.new_ones(x.shape[0], text.shape[1])], 1)
+        mask = None if key_mask is None else torch.cat([key_mask, key_mask.new_ones(b, text.shape[1])], 1)
         for layer, blk in enumerate(self.blocks, start=1):
-            x, probs = blk(x, mask)
+            x, probs = blk(x, mask, self._time_bias(layer - 1, tokens, text.shape[1]))
             if prune_after == layer and keep is not None and keep < n:
                 attn = probs[:, :, n:, :n].detach().double().numpy()
                 pick = rank or (lambda a, kk: llm_adaptive_retention(a, ratio=kk / a.shape[-1]))
-                idx = torch.as_tensor(np.stack([pick(attn[i], keep)[:keep] for i in range(x.shape[0])]))
+                idx = torch.as_tensor(np.stack([pick(attn[i], keep)[:keep] for i in range(b)]))
                 x = torch.cat([torch.gather(x[:, :n], 1, idx[..., None].expand(-1, -1, x.shape[-1])), x[:, n:]], 1)
                 mask = None if mask is None else torch.cat([torch.gather(mask[:, :n], 1, idx), mask[:, n:]], 1)
+                tokens = torch.gather(tokens, 1, idx)
                 n = keep
         return self.head(self.ln_f(x[:, -1]))
 

@@ -33,7 +33,7 @@ class SpeedConfig:
 
 SMOKE = SweepConfig(train=TrainConfig(n_train=96, steps=8), n_eval=24, budgets=(0.5, 0.125))
 SMALL = SweepConfig()
-FULL = SweepConfig(train=TrainConfig(n_train=20000, steps=4000), n_eval=5000)
+FULL = SweepConfig(train=TrainConfig(n_train=20000, steps=6000), n_eval=5000)
 
 CLAIMS = [
     Claim("superior_tradeoff", check=check_superior_tradeoff, budgets={

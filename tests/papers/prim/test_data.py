@@ -1,0 +1,66 @@
+"""[P31] toy clips and LM against oracles: answers read back from the raw pixels and spectrogram, and the LM's
+temporal-bias plumbing (gathering a selection == masking the rest of the full sequence)."""
+
+import numpy as np
+import torch
+
+from icml26.papers.prim import QUESTIONS, AVLMConfig, TinyAVLM, make_clips
+from icml26.papers.prim._data import AUDIO_PER_FRAME, CANVAS, PATCH
+
+CLIPS = make_clips(60, seed=5)
+
+
+def _pixels(video: np.ndarray) -> np.ndarray:
+    """(T, 3, H, W) frames rebuilt from the (T, P, 48) channel-major patch tokens."""
+    q = CANVAS // PATCH
+    return video.reshape(-1, q, q, 3, PATCH, PATCH).transpose(0, 3, 1, 4, 2, 5).reshape(-1, 3, CANVAS, CANVAS)
+
+
+def test_moment_answer_read_back_from_the_raw_clip():
+    """Oracle: the beep frame is the audio frame with the most spectral energy above the hum, the square is where the
+    pixels leave the dim background; the quadrant of its centre in that frame is the answer of ``where_at_beep``."""
+    assert QUESTIONS[2] == "where_at_beep"
+    for i in np.flatnonzero(CLIPS.question == 2):
+        energy = np.exp(3.0 * CLIPS.audio[i][..., 8:] - 6.5).sum(axis=(1, 2))  # bins above 500 Hz
+        frame = int(np.argmax(energy))
+        assert frame == CLIPS.beep_frame[i]
+        img = _pixels(CLIPS.video[i])[frame]
+        rows, cols = np.nonzero(img.max(axis=0) > 0.6)
+        quadrant = 2 * int(rows.mean() >= CANVAS // 2) + int(cols.mean() >= CANVAS // 2)
+        assert quadrant == CLIPS.answer[i]
+
+
+def test_moment_question_needs_the_moment():
+    """The quadrant most often occupied over the clip misses the answer in over a third of the moment questions."""
+    clips = make_clips(2000, seed=1)
+    sel = clips.question == 2
+    quad = 2 * (clips.centre[sel, :, 0] >= 8) + (clips.centre[sel, :, 1] >= 8)
+    modal = np.array([np.bincount(q, minlength=4).argmax() for q in quad])
+    assert np.mean(modal == clips.answer[sel]) < 0.65
+    assert set(np.unique(clips.answer[sel]).tolist()) == {0, 1, 2, 3}
+
+
+def test_single_modality_answers():
+    for i in np.flatnonzero(CLIPS.question == 1)[:10]:  # the beep's pitch from its loudest bin
+        spec = CLIPS.audio[i][CLIPS.beep_frame[i]].mean(axis=0)
+        hz = (np.argmax(spec) + 1) * 62.5
+        assert int(np.argmin(np.abs(np.array([500.0, 800.0, 1200.0, 1650.0]) - hz))) == CLIPS.answer[i]
+    assert CLIPS.audio.shape[2] == AUDIO_PER_FRAME
+
+
+def test_selection_equals_masking():
+    """Running the LM on a gathered selection (with its tokens' frames) gives the logits of the full sequence with
+    the other tokens masked out: the temporal bias follows the tokens."""
+    model = TinyAVLM(AVLMConfig(), seed=2)
+    with torch.no_grad():
+        model.time_bias.copy_(torch.randn(model.time_bias.shape, generator=torch.Generator().manual_seed(0)))
+        av, text = model.embed(torch.from_numpy(CLIPS.video[:4]), torch.from_numpy(CLIPS.audio[:4]),
+                               torch.from_numpy(CLIPS.question[:4]))
+        idx = torch.stack([torch.as_tensor(np.sort(np.random.default_rng(j).choice(model.n_av, 50, replace=False)))
+                           for j in range(4)])
+        sel = torch.gather(av, 1, idx[..., None].expand(-1, -1, av.shape[-1]))
+        got = model.run(sel, text, tokens=idx)
+        mask = torch.zeros(4, model.n_av, dtype=torch.bool).scatter_(1, idx, True)
+        ref = model.run(av, text, key_mask=mask)
+    torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
+    assert not torch.allclose(got, model.run(sel, text, tokens=torch.zeros_like(idx)).detach())
