@@ -15,10 +15,11 @@ BAD = {"mauve_actg": 0.5, "mauve_direct": 0.7, "tv_actg": 0.15, "tv_direct": 0.0
        "control_arl": 0.31, "mauve_arl": 0.3, "control_rl_only": 0.2, "mauve_rl_only": 0.5}
 
 
-def accounting(eps_rdp: float = 4.0, eps_pld: float = 3.6, opacus: float = 3.2, exact: float = 2.0,
+def accounting(eps_rdp: float = 4.0, eps_pld: float = 3.4, opacus: float = 3.2, exact: float = 1.6,
                opacus_total: float = 4.0) -> list[dict]:
-    return [{"q": 0.1, "steps": 80, "epsilon": 4.0, "eps_rdp": eps_rdp, "eps_pld": eps_pld, "eps_rdp_stage2": 3.2,
-             "eps_opacus_stage2": opacus, "eps_opacus": opacus_total, "eps_pld_stage1": 2.0, "eps_exact_stage1": exact}]
+    return [{"q": 0.1, "steps": 80, "epsilon": 4.0, "eps_rdp": eps_rdp, "eps_rdp_no_select": 3.7,
+             "eps_pld_no_select": eps_pld, "eps_rdp_stage2": 3.2, "eps_opacus_stage2": opacus,
+             "eps_opacus": opacus_total, "eps_pld_stage1": 1.6, "eps_exact_stage1": exact}]
 
 
 PLANTED = {
@@ -27,5 +28,5 @@ PLANTED = {
     for name in ("actg_beats_dpsft", "arl_control", "rl_reward_hacking")
 }
 PLANTED["privacy_accounting"] = Planted(
-    holds={"rows": accounting()}, fails={"rows": accounting(eps_rdp=4.5, eps_pld=4.7, opacus=3.5, exact=2.2)},
+    holds={"rows": accounting()}, fails={"rows": accounting(eps_rdp=4.5, eps_pld=3.9, opacus=3.5, exact=1.8)},
     budget_variants=(({"rows": accounting() * 3}, {"rows": accounting(eps_pld=4.2) * 3}),))

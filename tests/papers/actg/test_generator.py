@@ -11,6 +11,7 @@ from icml26.papers.actg import (
     Vocab,
     anchored_rl,
     best_of_n,
+    bon_sft,
     control_accuracy,
     dp_train_lm,
     embed_texts,
@@ -94,6 +95,17 @@ def test_anchored_rl_runs_and_the_anchor_is_optional():
     assert any(not torch.equal(p, q) for p, q in zip(m.parameters(), before.parameters()))
     log0 = anchored_rl(_model(), V, rows, anchor=None, steps=2, prompts=2, group=2, max_words=8, seed=0)
     assert log0.gammas == (0.0, 0.0)
+
+
+def test_bon_sft_fits_the_anchor_texts_and_is_seeded():
+    rows = np.array([[0, 1, 2, 3, 1], [1, 0, 0, 2, 2]])
+    anchor = (rows, [["we", "study", "genome", "."], ["we", "study", "neurons", "."]])
+    m1, m2 = _model(), _model()
+    nll = bon_sft(m1, V, anchor, steps=60, batch=4, lr=1e-2, seed=0)
+    assert len(nll) == 60 and nll[-1] < 0.1 * nll[0]
+    assert nll == bon_sft(m2, V, anchor, steps=60, batch=4, lr=1e-2, seed=0)
+    texts, _ = generate(m1, V, rows, n=2, max_words=8, seed=0)
+    assert texts == anchor[1]  # each row's own anchor text
 
 
 def test_mauve_and_control_on_planted_sets():

@@ -31,7 +31,7 @@ def test_arl_keeping_control_but_losing_mauve_fails_on_mauve():
 
 
 def test_accounting_flags_a_pld_above_rdp():
-    j = RULES["privacy_accounting"](rows=P.accounting(eps_pld=4.2), bars=BARS["privacy_accounting"])
+    j = RULES["privacy_accounting"](rows=P.accounting(eps_pld=3.8), bars=BARS["privacy_accounting"])
     assert j.verdict is Verdict.FAILS and "PLD" in j.reason
 
 

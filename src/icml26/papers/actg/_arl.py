@@ -3,8 +3,9 @@
 The paper runs PPO (KL-controlled, LoRA) with loss L_PPO + γ_t·L_SFT, where L_SFT is next-token cross-entropy on
 the highest-reward of N generations per synthetic prompt. At toy scale we use group-relative REINFORCE (GRPO
 advantages over G samples per prompt, :mod:`icml26.common.rl`) with a fixed-coefficient k3 KL penalty to the
-starting model in place of PPO with an adaptive KL controller (our reconstruction). Everything here is
-post-processing of the DP generator on DP synthetic rows: no privacy cost.
+starting model in place of PPO with an adaptive KL controller (our reconstruction). ``bon_sft`` is the anchor
+without RL (best-of-N SFT only), an ablation of the paper's list of baselines. Everything here is post-processing of
+the DP generator on DP synthetic rows: no privacy cost.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from icml26.common.validation import seed as check_seed
 from icml26.papers.actg._corpus import rubric_reward
 from icml26.papers.actg._lm import PAD, Vocab, _masked_mean_nll, encode_pairs, generate, sequence_logprobs
 
-__all__ = ["RLLog", "anchored_rl", "best_of_n", "gamma_schedule"]
+__all__ = ["RLLog", "anchored_rl", "best_of_n", "bon_sft", "gamma_schedule"]
 
 
 def gamma_schedule(step: int, steps: int, *, start: float = 2.0, end: float = 0.2) -> float:
@@ -98,3 +99,27 @@ def anchored_rl(model: TinyGPT, vocab: Vocab, rows: np.ndarray, *, anchor: tuple
         log_g.append(gam)
     model.eval()
     return RLLog(rewards=tuple(log_r), kls=tuple(log_kl), gammas=tuple(log_g))
+
+
+def bon_sft(model: TinyGPT, vocab: Vocab, anchor: tuple[np.ndarray, list[list[str]]], *, steps: int, batch: int = 64,
+            lr: float = 1e-3, gamma: tuple[float, float] = (2.0, 0.2), seed: int) -> tuple[float, ...]:
+    """The [P28] anchor without RL, in place on ``model``: ``steps`` Adam steps on γ_t·NLL of a batch of the
+    best-of-N data ``anchor`` (rows, texts), γ_t the ARL schedule: ARL's loss with the RL and KL terms removed.
+    Returns the per-step anchor NLL."""
+    steps, batch = positive_int(steps, "steps"), positive_int(batch, "batch")
+    lr = real(lr, "lr", lo=0.0, lo_open=True)
+    g = np.random.default_rng(check_seed(seed))
+    data = encode_pairs(vocab, anchor[0], anchor[1], block_size=model.cfg.block_size)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    model.train()
+    losses = []
+    for t in range(steps):
+        j = torch.from_numpy(g.choice(data[0].shape[0], size=batch))
+        nll = _masked_mean_nll(model, *(d[j] for d in data)).mean()
+        loss = gamma_schedule(t, steps, start=gamma[0], end=gamma[1]) * nll
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        losses.append(float(nll.detach()))
+    model.eval()
+    return tuple(losses)

@@ -1,5 +1,6 @@
-"""One seed of the [P28] pipeline at toy scale: private corpus -> DP table -> DP conditional generator -> ARL, and
-the direct DP-SFT and RL-without-anchor baselines, all at the same (ε, δ); one row of metrics per seed."""
+"""One seed of the [P28] pipeline at toy scale: private corpus -> DP table (MST) -> DP conditional generator -> ARL,
+and the direct DP-SFT, RL-without-anchor and best-of-N-SFT-only (anchor without RL) baselines, all at the same
+(ε, δ); one row of metrics per seed."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.papers.actg._arl import anchored_rl, best_of_n
+from icml26.papers.actg._arl import anchored_rl, best_of_n, bon_sft
 from icml26.papers.actg._corpus import CorpusSchema, extract_attributes, make_corpus
 from icml26.papers.actg._lm import Vocab, dp_train_lm, encode_pairs, generate, make_generator
 from icml26.papers.actg._metrics import control_accuracy, embed_texts, mauve_score
@@ -19,13 +20,14 @@ from icml26.papers.actg._tabular import MSTSynth, marginal_tv
 __all__ = ["SYSTEMS", "PipelineConfig", "pipeline_row"]
 
 log = logging.getLogger(__name__)
-SYSTEMS = ("actg", "direct", "arl", "rl_only")
+SYSTEMS = ("actg", "direct", "arl", "rl_only", "bon_sft")
 
 
 @dataclass(frozen=True)
 class PipelineConfig:
     """Sizes of one [P28] pipeline run (one seed). ``sigma_ratio``: ACTG's DP-SGD noise over the direct baseline's
-    (both calibrated to ``epsilon``; the remainder goes to stage 1, as in the paper)."""
+    (both calibrated to ``epsilon``; the remainder goes to stage 1, as in the paper); ``pgm_iters``: Private-PGM
+    iterations of MST's tree-model fit."""
 
     n_private: int = 3000
     n_eval: int = 500
@@ -47,6 +49,7 @@ class PipelineConfig:
     rl_lr: float = 3e-3
     kl_coef: float = 0.05
     embed: str = "minilm"
+    pgm_iters: int = 300
 
 
 def _train(cfg: PipelineConfig, vocab: Vocab, rows: np.ndarray | None, texts: list[list[str]], sigma: float,
@@ -61,10 +64,10 @@ def _train(cfg: PipelineConfig, vocab: Vocab, rows: np.ndarray | None, texts: li
 def _budget(cfg: PipelineConfig) -> dict[str, float]:
     sd = calibrate_dpsgd_sigma(q=cfg.q, steps=cfg.steps, epsilon=cfg.epsilon, delta=cfg.delta)
     s2 = cfg.sigma_ratio * sd
-    nm = calibrate_stage1(q=cfg.q, sigma=s2, steps=cfg.steps, epsilon=cfg.epsilon, delta=cfg.delta)
-    return {"sigma_direct": sd, "sigma_actg": s2, "stage1_noise": nm,
-            "eps_actg": compose_epsilon(stage1_noise=nm, q=cfg.q, sigma=s2, steps=cfg.steps, delta=cfg.delta),
-            "eps_direct": compose_epsilon(stage1_noise=None, q=cfg.q, sigma=sd, steps=cfg.steps, delta=cfg.delta)}
+    rho = calibrate_stage1(q=cfg.q, sigma=s2, steps=cfg.steps, epsilon=cfg.epsilon, delta=cfg.delta)
+    return {"sigma_direct": sd, "sigma_actg": s2, "stage1_rho": rho,
+            "eps_actg": compose_epsilon(stage1_rho=rho, q=cfg.q, sigma=s2, steps=cfg.steps, delta=cfg.delta),
+            "eps_direct": compose_epsilon(stage1_rho=None, q=cfg.q, sigma=sd, steps=cfg.steps, delta=cfg.delta)}
 
 
 def _distinct2(texts: list[list[str]]) -> float:
@@ -79,7 +82,7 @@ def pipeline_row(cfg: PipelineConfig, seed: int) -> dict[str, float | int | str]
     table, texts = make_corpus(schema, cfg.n_private, seed=seed)
     ref_table, ref_texts = make_corpus(schema, cfg.n_eval, seed=10_000 + seed)  # held-out real texts
     b = _budget(cfg)
-    synth = MSTSynth(b["stage1_noise"], schema.cardinalities).fit(table, seed=seed + 2)
+    synth = MSTSynth(b["stage1_rho"], schema.cardinalities, iters=cfg.pgm_iters).fit(table, seed=seed + 2)
     eval_rows = synth.sample(cfg.n_eval, seed=seed + 3)
     prompt_rows = synth.sample(cfg.n_anchor, seed=seed + 4)
     cond = _train(cfg, vocab, table, texts, b["sigma_actg"], seed * 10 + 5)
@@ -96,7 +99,11 @@ def pipeline_row(cfg: PipelineConfig, seed: int) -> dict[str, float | int | str]
         pol = copy.deepcopy(cond)
         anchored_rl(pol, vocab, prompt_rows, anchor=anchor, **rl_kw)  # type: ignore[arg-type]
         out[name] = generate(pol, vocab, eval_rows, n=cfg.n_eval, max_words=cfg.max_words, seed=seed + 7)[0]  # type: ignore[arg-type]
-    log.info("seed %d: RL done", seed)
+    pol = copy.deepcopy(cond)
+    bon_sft(pol, vocab, (prompt_rows, bon_texts), steps=cfg.rl_steps, batch=cfg.rl_prompts * cfg.rl_group,  # type: ignore[arg-type]
+            lr=cfg.rl_lr, seed=seed + 11)
+    out["bon_sft"] = generate(pol, vocab, eval_rows, n=cfg.n_eval, max_words=cfg.max_words, seed=seed + 7)[0]  # type: ignore[arg-type]
+    log.info("seed %d: RL and best-of-N SFT done", seed)
     encoder = None
     if cfg.embed == "minilm":
         from icml26.common.models import load_sentence_encoder
@@ -105,7 +112,9 @@ def pipeline_row(cfg: PipelineConfig, seed: int) -> dict[str, float | int | str]
     p = embed_texts(ref_texts, embed=cfg.embed, encoder=encoder)
     ref_attr = np.array([extract_attributes(t) for t in ref_texts])
     row: dict[str, float | int | str] = {"seed": seed, **b, "bon_reward": float(np.mean(bon_r)),
-                                         "real_control": control_accuracy(ref_texts, ref_table)}
+                                         "real_control": control_accuracy(ref_texts, ref_table),
+                                         "stage1_tv2": marginal_tv(eval_rows, ref_table,
+                                                                   cardinalities=schema.cardinalities, order=2)}
     for name in SYSTEMS:
         q = embed_texts(out[name], embed=cfg.embed, encoder=encoder)
         row[f"mauve_{name}"] = mauve_score(p, q, seed=seed)

@@ -1,11 +1,14 @@
-"""Stage 1 of [P28]: a DP synthesizer of the attribute table over noisy marginals (MST-style), and marginal TV.
+"""Stage 1 of [P28]: MST (McKenna, Miklau & Sheldon 2021), a DP synthesizer of the attribute table over noisy
+marginals, and the marginal TV used to evaluate it.
 
-The paper runs AIM (private-pgm) on the annotated table. We reconstruct the MST family at toy scale: every 2-way
-marginal is measured once with the Gaussian mechanism (one release, L2 sensitivity sqrt(#pairs) under add/remove of
-a row), then, by post-processing only, a maximum spanning tree of the noisy mutual informations is chosen
-(Chow-Liu) and rows are sampled from the tree model built from the noisy tables. MST proper spends a share of its
-budget to select the tree with the exponential mechanism; measuring all pairs instead keeps the release a single
-Gaussian event, which the accountant (``_privacy.py``) composes with DP-SGD.
+The paper runs AIM (private-pgm) on the annotated table; we run MST, AIM's predecessor from the same authors, at toy
+scale. Its zCDP budget ρ is split in three equal parts: (1) every 1-way marginal is measured with the Gaussian
+mechanism; (2) d − 1 edges of a spanning tree are chosen by the exponential mechanism, scoring each pair of
+attributes by the L1 error of its 2-way marginal under the independent model fitted to step (1) (the private step:
+the true 2-way counts are read); (3) the 2-way marginals of the chosen edges are measured with the Gaussian
+mechanism. Private-PGM (``_pgm.py``) then fits the tree model consistent with all noisy marginals, and rows are
+sampled from it (post-processing). MST's compression of rare attribute values is left out (our domains are small).
+The accountant (``_privacy.py``) composes the three mechanisms with DP-SGD.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.common.validation import int_array, positive_int, real
+from icml26.common.validation import int_array, int_at_least, positive_int, real
 from icml26.common.validation import seed as check_seed
+from icml26.papers.actg._pgm import estimate_total, fit_tree_model, orient, project_simplex, select_edges
 
-__all__ = ["MSTSynth", "marginal_tv"]
+__all__ = ["MSTSynth", "marginal_tv", "mst_parameters"]
 
 
 def _check_table(table: object, cards: tuple[int, ...], name: str = "table") -> np.ndarray:
@@ -31,95 +35,96 @@ def _check_table(table: object, cards: tuple[int, ...], name: str = "table") -> 
     return t
 
 
-def _counts(t: np.ndarray, i: int, j: int, cards: tuple[int, ...]) -> np.ndarray:
-    c = np.zeros((cards[i], cards[j]))
-    np.add.at(c, (t[:, i], t[:, j]), 1.0)
+def _counts(t: np.ndarray, cols: tuple[int, ...], cards: tuple[int, ...]) -> np.ndarray:
+    c = np.zeros(tuple(cards[i] for i in cols))
+    np.add.at(c, tuple(t[:, i] for i in cols), 1.0)
     return c
 
 
-def _mutual_information(p: np.ndarray) -> float:
-    p = p / p.sum()
-    pi, pj = p.sum(1, keepdims=True), p.sum(0, keepdims=True)
-    m = p > 0
-    return float((p[m] * np.log(p[m] / (pi @ pj)[m])).sum())
+def mst_parameters(*, rho: float, n_attributes: int) -> tuple[float, float]:
+    """MST's mechanisms at total zCDP ``rho`` over ``n_attributes`` attributes (d), ρ/3 each ([P28] stage 1):
+    the Gaussian noise multiplier σ = sqrt(3/(2ρ)) of each measurement round (the stacked marginals, each scaled by
+    1/sqrt(#marginals), have L2 sensitivity 1 under add/remove of a row: ρ/3 = 1/(2σ²)), and the ε of each of the
+    d − 1 exponential-mechanism rounds, ε = sqrt(8·(ρ/3)/(d − 1)) (ε-DP EM is ε²/8-zCDP, Cesar & Rogers 2021)."""
+    rho = real(rho, "rho", lo=0.0, lo_open=True)
+    d = int_at_least(n_attributes, "n_attributes", 2)
+    return math.sqrt(3.0 / (2.0 * rho)), math.sqrt(8.0 * (rho / 3.0) / (d - 1))
 
 
 @dataclass
 class MSTSynth:
-    """DP tabular synthesizer for [P28] stage 1 (MST-style over noisy 2-way marginals; see the module docstring).
+    """MST, the DP tabular synthesizer of [P28] stage 1 (see the module docstring), at total zCDP cost ``rho``.
 
-    ``noise_multiplier`` is σ/Δ of the Gaussian mechanism (noise std divided by the L2 sensitivity sqrt(#pairs));
-    its zCDP cost is ρ = 1 / (2·noise_multiplier²). ``cardinalities`` gives each attribute's number of values.
+    ``cardinalities`` gives each attribute's number of values; ``iters``: Private-PGM mirror-descent iterations.
+    After :meth:`fit`: ``edges_`` (the chosen tree, in selection order), ``tree_`` ((parent, child) from attribute
+    0), ``noisy_`` (clique -> noisy counts), ``node_marginals_`` / ``edge_marginals_`` (the fitted model).
     """
 
-    noise_multiplier: float
+    rho: float
     cardinalities: tuple[int, ...]
+    iters: int = 300
 
     def __post_init__(self) -> None:
-        real(self.noise_multiplier, "noise_multiplier", lo=0.0, lo_open=True)
+        real(self.rho, "rho", lo=0.0, lo_open=True)
         if not isinstance(self.cardinalities, tuple) or len(self.cardinalities) < 2:
             raise ValueError("cardinalities must be a tuple of at least two attribute sizes")
         for k in self.cardinalities:
             positive_int(k, "cardinalities")
+        positive_int(self.iters, "iters")
 
     @property
-    def pairs(self) -> list[tuple[int, int]]:
-        """The measured 2-way marginals."""
-        return list(itertools.combinations(range(len(self.cardinalities)), 2))
+    def noise(self) -> tuple[float, float]:
+        """Noise std of each noisy count: (1-way marginals, 2-way marginals of the tree's edges)."""
+        d = len(self.cardinalities)
+        sigma, _ = mst_parameters(rho=self.rho, n_attributes=d)
+        return sigma * math.sqrt(d), sigma * math.sqrt(d - 1)
 
     @property
-    def sensitivity(self) -> float:
-        """L2 sensitivity of the vector of all 2-way counts (one row adds one count to each pair)."""
-        return math.sqrt(len(self.pairs))
+    def em_epsilon(self) -> float:
+        """ε of each exponential-mechanism round of the tree selection."""
+        return mst_parameters(rho=self.rho, n_attributes=len(self.cardinalities))[1]
 
-    @property
-    def rho(self) -> float:
-        """The release's zCDP cost: Δ² / (2σ²)."""
-        return 1.0 / (2.0 * self.noise_multiplier**2)
+    def selection_scores(self, table: np.ndarray, one_way: dict[int, np.ndarray]) -> dict[tuple[int, int], float]:
+        """MST's score of each pair (i, j): ||M_ij(table) − N̂·m̂_i ⊗ m̂_j||_1, the 2-way error of the independent
+        model fitted to the noisy 1-way counts ``one_way`` (sensitivity 1 under add/remove of a row)."""
+        cards = self.cardinalities
+        t = _check_table(table, cards)
+        total = estimate_total({(i,): (v, self.noise[0]) for i, v in one_way.items()})
+        ind = {i: project_simplex(v / total) for i, v in one_way.items()}
+        return {(i, j): float(np.abs(_counts(t, (i, j), cards) - total * np.outer(ind[i], ind[j])).sum())
+                for i, j in itertools.combinations(range(len(cards)), 2)}
 
     def fit(self, table: np.ndarray, *, seed: int) -> MSTSynth:
-        """Measure the noisy 2-way marginals of ``table`` (rows of value indices) and fit the tree model."""
+        """Run MST's three private steps on ``table`` (rows of value indices) and fit the tree model."""
         cards = self.cardinalities
         t = _check_table(table, cards)
         g = np.random.default_rng(check_seed(seed))
-        sigma = self.noise_multiplier * self.sensitivity
-        self.noisy_ = {(i, j): _counts(t, i, j, cards) + g.normal(0.0, sigma, (cards[i], cards[j]))
-                       for i, j in self.pairs}
-        clipped = {k: np.clip(v, 0.0, None) + 1e-3 for k, v in self.noisy_.items()}  # post-processing
-        self.tree_ = self._spanning_tree({k: _mutual_information(v) for k, v in clipped.items()})
         d = len(cards)
-        self.root_marginal_ = np.mean([clipped[k].sum(1) if k[0] == 0 else clipped[k].sum(0)
-                                       for k in self.pairs if 0 in k], axis=0)
-        self.root_marginal_ = self.root_marginal_ / self.root_marginal_.sum()
-        self.conditionals_: dict[int, tuple[int, np.ndarray]] = {}
-        for parent, child in self.tree_:
-            p = clipped[(parent, child)] if parent < child else clipped[(child, parent)].T
-            self.conditionals_[child] = (parent, p / p.sum(1, keepdims=True))
-        self.order_ = [0] + [c for _, c in self.tree_]
-        assert len(self.order_) == d
+        s1, s2 = self.noise
+        self.noisy_: dict[tuple[int, ...], np.ndarray] = {
+            (i,): _counts(t, (i,), cards) + g.normal(0.0, s1, cards[i]) for i in range(d)}
+        scores = self.selection_scores(t, {i: self.noisy_[(i,)] for i in range(d)})
+        self.edges_ = select_edges(scores, d, epsilon=self.em_epsilon, sensitivity=1.0, g=g)
+        for e in self.edges_:
+            self.noisy_[e] = _counts(t, e, cards) + g.normal(0.0, s2, (cards[e[0]], cards[e[1]]))
+        meas = {c: (v, s1 if len(c) == 1 else s2) for c, v in self.noisy_.items()}
+        self.tree_ = orient(self.edges_, d)
+        self.node_marginals_, self.edge_marginals_, self.total_ = fit_tree_model(meas, self.tree_, cards,
+                                                                                 iters=self.iters)
         return self
 
-    def _spanning_tree(self, mi: dict[tuple[int, int], float]) -> list[tuple[int, int]]:
-        """Prim's maximum spanning tree rooted at attribute 0, as (parent, child) edges in visiting order."""
-        d = len(self.cardinalities)
-        seen, edges = {0}, []
-        while len(seen) < d:
-            best = max(((i, j) for i in seen for j in range(d) if j not in seen),
-                       key=lambda e: mi[(min(e), max(e))])
-            edges.append(best)
-            seen.add(best[1])
-        return edges
-
     def sample(self, n: int, *, seed: int) -> np.ndarray:
-        """``n`` synthetic rows from the fitted tree model (post-processing: no further privacy cost)."""
+        """``n`` synthetic rows from the fitted tree model (post-processing: no further privacy cost): attribute 0
+        from its marginal, then each child given its parent from the edge marginal."""
         if not hasattr(self, "tree_"):
             raise RuntimeError("call fit() before sample()")
         n = positive_int(n, "n")
         g = np.random.default_rng(check_seed(seed))
         out = np.zeros((n, len(self.cardinalities)), dtype=np.int64)
-        out[:, 0] = g.choice(len(self.root_marginal_), size=n, p=self.root_marginal_)
-        for child in self.order_[1:]:
-            parent, cond = self.conditionals_[child]
+        out[:, 0] = g.choice(self.cardinalities[0], size=n, p=self.node_marginals_[0] / self.node_marginals_[0].sum())
+        for parent, child in self.tree_:
+            m = self.edge_marginals_[(parent, child)] if parent < child else self.edge_marginals_[(child, parent)].T
+            cond = m / np.maximum(m.sum(1, keepdims=True), 1e-300)
             cdf = np.cumsum(cond[out[:, parent]], axis=1)
             out[:, child] = np.minimum((g.random(n)[:, None] > cdf).sum(1), cond.shape[1] - 1)
         return out

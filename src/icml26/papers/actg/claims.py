@@ -24,12 +24,12 @@ class AccountingConfig:
     settings: tuple[tuple[float, int], ...] = ((0.1, 80), (0.05, 300), (0.01, 1000))
 
 
-SMOKE = PipelineConfig(n_private=200, n_eval=60, steps=10, n_anchor=8, n_candidates=4, rl_steps=4, rl_prompts=4,
-                       max_words=30, embed="hashed")
+SMOKE = PipelineConfig(n_private=200, n_eval=60, steps=8, n_anchor=8, n_candidates=4, rl_steps=3, rl_prompts=4,
+                       max_words=24, embed="hashed", pgm_iters=60)
 SMALL = PipelineConfig()
 FULL = PipelineConfig(n_private=28846, n_eval=2000, q=0.071, steps=1120, d_model=128, n_layer=2, n_anchor=1024,
                       rl_steps=2000, rl_prompts=64)
-# the first claim of group "pipeline" runs the pipeline (small: ~220 s of one core's time, 3 seeds); the others
+# the first claim of group "pipeline" runs the pipeline (small: ~210-260 s of one core's time, 3 seeds); the others
 # reuse it through ctx.shared when run together
 _PIPE = {"smoke": Budget(SMOKE, seeds=1, expected_s=8),
          "small": Budget(SMALL, seeds=3, expected_s=290, requires=("models",)),
