@@ -21,21 +21,21 @@ from icml26.papers.aad1 import (
 )
 from support.badinput import Entry
 
-NET = NetConfig(frames=4, width=8, teacher_hidden=4, student_hidden=4, disc_hidden=4, latent=2)
-_v = make_sprite_videos(6, frames=4, width=8, speeds=(1.0,), seed=0).videos
+NET = NetConfig(frames=4, size=8, teacher_hidden=4, student_hidden=4, disc_hidden=4, latent=2)
+_v = make_sprite_videos(6, frames=4, size=8, modes=((1.0, 0.0),), sigma=1.2, seed=0).videos
 _g = build(CausalChunkGenerator, NET, seed=0)
 _t = build(VideoDenoiser, NET, seed=0)
-_x = np.random.default_rng(0).standard_normal((2, 3, 8))
+_x = np.random.default_rng(0).standard_normal((2, 3, 8, 8))
 _train = {"net": NET, "steps": 1, "batch": 2, "lr": 1e-3, "probe_every": 1, "seed": 0}
 _train_kinds = {"videos": "array", "steps": "int", "batch": "int", "lr": "posreal", "probe_every": "int",
                 "seed": "seed"}
 
 ENTRY_POINTS = [
     Entry("make_sprite_videos", make_sprite_videos,
-          valid={"n": 3, "frames": 4, "width": 8, "speeds": [1.0, 2.0], "sigma": 1.2, "seed": 0},
-          kinds={"n": "int", "frames": "int", "width": "int", "speeds": "array", "sigma": "posreal", "seed": "seed"}),
-    Entry("render_sprite", render_sprite, valid={"positions": [1.0, 2.5], "width": 8, "sigma": 1.0},
-          kinds={"positions": "array", "width": "int", "sigma": "posreal"},
+          valid={"n": 3, "frames": 4, "size": 8, "modes": [[1.0, 0.0], [0.0, 1.0]], "sigma": 1.2, "seed": 0},
+          kinds={"n": "int", "frames": "int", "size": "int", "modes": "array", "sigma": "posreal", "seed": "seed"}),
+    Entry("render_sprite", render_sprite, valid={"positions": [1.0, 2.5], "size": 8, "sigma": 1.0},
+          kinds={"positions": "array", "size": "int", "sigma": "posreal"},
           skip={"positions:extra_dim": "positions of any shape render one frame each"}),
     Entry("centroids", centroids, valid={"videos": _v}, kinds={"videos": "array"}),
     Entry("motion_stats", motion_stats, valid={"videos": _v, "static_px": 0.5},
@@ -57,6 +57,6 @@ ENTRY_POINTS = [
           valid={"generator": _g, "videos": _v, "discriminator": "bidirectional", "r1": 1.0, **_train},
           kinds={**_train_kinds, "discriminator": "str", "r1": "nonneg"}),
     Entry("build", build, valid={"cls": CausalChunkGenerator, "cfg": NET, "seed": 0}, kinds={"seed": "seed"}),
-    Entry("NetConfig", NetConfig, valid={"frames": 4, "width": 8, "latent": 2, "cache": 2},
-          kinds={"frames": "int", "width": "int", "latent": "int", "cache": "int"}),
+    Entry("NetConfig", NetConfig, valid={"frames": 4, "size": 8, "latent": 2, "cache": 2},
+          kinds={"frames": "int", "size": "int", "latent": "int", "cache": "int"}),
 ]

@@ -21,7 +21,7 @@ from icml26.papers.aad1 import (
     train_teacher,
 )
 
-NET = NetConfig(frames=4, width=8, teacher_hidden=8, student_hidden=8, disc_hidden=8, latent=2)
+NET = NetConfig(frames=4, size=8, teacher_hidden=8, student_hidden=8, disc_hidden=8, latent=2)
 
 
 def _gauss_x0(x_t: torch.Tensor, t: torch.Tensor, mu: float, s2: float) -> torch.Tensor:
@@ -65,18 +65,18 @@ class _Oracle(torch.nn.Module):
         self.clean, self.frames = clean, clean.shape[1] + 1
 
     def forward(self, x_t: torch.Tensor, cond: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        return self.clean.expand(x_t.shape[0], -1, -1)
+        return self.clean.expand(x_t.shape[0], -1, -1, -1)
 
 
 def test_ddim_returns_the_denoisers_answer() -> None:
-    clean = torch.rand(1, 3, 8) * 2 - 1
-    out = teacher_sample(_Oracle(clean), np.zeros((2, 8)), steps=5, seed=0)  # type: ignore[arg-type]
-    assert torch.allclose(out[:, 1:], clean.expand(2, -1, -1), atol=1e-5)
-    assert torch.equal(out[:, 0], torch.zeros(2, 8))
+    clean = torch.rand(1, 3, 8, 8) * 2 - 1
+    out = teacher_sample(_Oracle(clean), np.zeros((2, 8, 8)), steps=5, seed=0)  # type: ignore[arg-type]
+    assert torch.allclose(out[:, 1:], clean.expand(2, -1, -1, -1), atol=1e-5)
+    assert torch.equal(out[:, 0], torch.zeros(2, 8, 8))
 
 
 def test_teacher_training_lowers_the_dsm_loss() -> None:
-    v = make_sprite_videos(64, frames=4, width=8, speeds=(1.0,), seed=0).videos
+    v = make_sprite_videos(64, frames=4, size=8, modes=((1.0, 0.0),), sigma=1.2, seed=0).videos
     x = torch.as_tensor(v, dtype=torch.float32)
     before = build(VideoDenoiser, NET, seed=0)
     after = train_teacher(v, net=NET, steps=60, batch=32, lr=3e-3, seed=0)
@@ -90,7 +90,7 @@ def test_teacher_training_lowers_the_dsm_loss() -> None:
 
 @pytest.mark.parametrize("kind", ["bidirectional", "causal"])
 def test_phases_update_the_student_and_log_probes(kind: str) -> None:
-    v = make_sprite_videos(32, frames=4, width=8, speeds=(1.0,), seed=0).videos
+    v = make_sprite_videos(32, frames=4, size=8, modes=((1.0, 0.0), (0.0, -1.0)), sigma=1.2, seed=0).videos
     teacher = build(VideoDenoiser, NET, seed=0)
     g = build(CausalChunkGenerator, NET, seed=1)
     p0 = [p.detach().clone() for p in g.parameters()]
@@ -100,6 +100,6 @@ def test_phases_update_the_student_and_log_probes(kind: str) -> None:
     log = adversarial_distill(g, v, net=NET, discriminator=kind, steps=4, batch=8, lr=1e-3, probe_every=2, seed=0)
     assert log.steps == [2, 4] and not log.diverged
     out = rollout(g, v[:3, 0], frames=9, seed=0)  # type: ignore[arg-type]
-    assert out.shape == (3, 9, 8) and torch.isfinite(out).all() and out.abs().max() <= 1.0
+    assert out.shape == (3, 9, 8, 8) and torch.isfinite(out).all() and out.abs().max() <= 1.0
     with pytest.raises(ValueError, match="discriminator"):
         adversarial_distill(g, v, net=NET, discriminator="symmetric", steps=1, batch=2, lr=1e-3, seed=0)

@@ -14,10 +14,11 @@ Claims (words, bars and basis in paper.toml; measured in ``_checks*.py``, judged
   5. ``one_step_speed`` — one-step sampling against the multi-step teacher (Abstract); timed.
 
 Deviations / reconstructions (abstract only; no paper text or code):
-  1. Data: 1-D sprite videos on a 16-pixel ring, 8 frames, velocity modes ±1, ±2 px/frame, frame 0 the condition;
-     motion read exactly from the sprite's circular centroid. No VBench, no pretrained video model.
-  2. Networks: circular 1-D convolutions (translation-equivariant). Teacher: x0-denoiser over all frames at once,
-     cosine VP schedule, 50-step DDIM. Student: one chunk = one frame, cache = the last 2 chunks, 4 global noise
+  1. Data: 2-D sprite videos, 12×12 frames on a torus (the sprite wraps around), 8 training frames, rollouts to 16;
+     eight velocity modes (the compass moves, 1 or √2 px/frame); frame 0 the condition; motion read exactly from the
+     sprite's circular centroid per axis. No VBench, no pretrained video model.
+  2. Networks: circular 3×3 2-D convolutions (translation-equivariant), frames stacked as channels. Teacher:
+     x0-denoiser over all frames at once, cosine VP schedule, 50-step DDIM. Student: one chunk = one frame, cache = the last 2 chunks, 4 global noise
      channels per chunk. Discriminators: bidirectional over all frames; the symmetric baseline scores each chunk
      alone and averages (our reading of "causal").
   3. DMD in DMD2's x0 form with the 1/mean|x − x̂0_real| normaliser, fake score initialised from the teacher;
@@ -25,6 +26,8 @@ Deviations / reconstructions (abstract only; no paper text or code):
 """
 
 from icml26.papers.aad1._data import (
+                                      COMPASS_MODES,
+                                      SIGMA,
                                       MotionStats,
                                       SpriteVideos,
                                       centroids,
@@ -51,7 +54,7 @@ from icml26.papers.aad1._nets import (
                                       build,
 )
 
-__all__ = ["DISCRIMINATORS", "BidirectionalDiscriminator", "CausalChunkGenerator", "ChunkDiscriminator", "DistillLog",
-           "MotionStats", "NetConfig", "SpriteVideos", "VideoDenoiser", "adversarial_distill", "alpha_sigma", "build",
+__all__ = ["COMPASS_MODES", "DISCRIMINATORS", "SIGMA", "BidirectionalDiscriminator", "CausalChunkGenerator",
+           "ChunkDiscriminator", "DistillLog", "MotionStats", "NetConfig", "SpriteVideos", "VideoDenoiser", "adversarial_distill", "alpha_sigma", "build",
            "centroids", "dmd_gradient", "dmd_warmup", "dsm_loss", "frame_error", "make_sprite_videos",
            "motion_stats", "render_sprite", "rollout", "score_from_x0", "teacher_sample", "train_teacher"]

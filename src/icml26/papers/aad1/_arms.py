@@ -8,7 +8,6 @@ Arms (same generator initialisation per seed, same total number of generator ste
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict
 from functools import partial
 from typing import Any
 
@@ -16,7 +15,7 @@ import numpy as np
 import torch
 
 from icml26.common.cache import cached_value
-from icml26.papers.aad1._data import frame_error, make_sprite_videos, motion_stats
+from icml26.papers.aad1._data import COMPASS_MODES, SIGMA, SpriteVideos, frame_error, make_sprite_videos, motion_stats
 from icml26.papers.aad1._diffusion import teacher_sample, train_teacher
 from icml26.papers.aad1._distill import DistillLog, adversarial_distill, dmd_warmup, rollout
 from icml26.papers.aad1._nets import CausalChunkGenerator, NetConfig, VideoDenoiser, build
@@ -27,7 +26,7 @@ DATA_SEED, EVAL_SEED, TEACHER_SEED = 0, 10_001, 0
 
 
 def _train_state(cfg: Any) -> dict[str, torch.Tensor]:
-    data = make_sprite_videos(cfg.train_videos, frames=cfg.net.frames, width=cfg.net.width, seed=DATA_SEED)
+    data = make_sprite_videos(cfg.train_videos, frames=cfg.net.frames, size=cfg.net.size, seed=DATA_SEED)
     t = train_teacher(data.videos, net=cfg.net, steps=cfg.teacher_steps, batch=cfg.teacher_batch, lr=cfg.teacher_lr,
                       seed=TEACHER_SEED)
     return {k: v.detach().clone() for k, v in t.state_dict().items()}
@@ -35,8 +34,10 @@ def _train_state(cfg: Any) -> dict[str, torch.Tensor]:
 
 def trained_teacher(cfg: Any) -> VideoDenoiser:
     """[P24] the teacher of ``cfg`` (eval mode): from the cache folder where there is one, else trained now."""
-    key = {"what": "teacher", "net": asdict(cfg.net), "steps": cfg.teacher_steps, "batch": cfg.teacher_batch,
-           "lr": cfg.teacher_lr, "videos": cfg.train_videos, "torch": torch.__version__.split("+")[0]}
+    key = {"what": "teacher", "frames": cfg.net.frames, "size": cfg.net.size, "hidden": cfg.net.teacher_hidden,
+           "sigma": SIGMA, "modes": [list(m) for m in COMPASS_MODES], "steps": cfg.teacher_steps,
+           "batch": cfg.teacher_batch, "lr": cfg.teacher_lr, "videos": cfg.train_videos,
+           "torch": torch.__version__.split("+")[0]}
     state = cached_value("aad1", key, "teacher.pt", partial(_train_state, cfg))
     model = build(VideoDenoiser, cfg.net, seed=TEACHER_SEED)
     model.load_state_dict(state)
@@ -55,12 +56,13 @@ def evaluate(generator: CausalChunkGenerator, cond: torch.Tensor, *, net: NetCon
         long = rollout(generator, cond, frames=2 * net.frames, seed=seed).numpy().astype(np.float64)
     if not np.all(np.isfinite(long)):
         return {"displacement_ratio": float("nan"), "static_rate": float("nan"), "frame_error": float("nan"),
-                "drift": float("nan"), "velocity": [], "error_by_frame": []}
+                "drift": float("nan"), "velocity": [], "error_by_frame": [], "example": []}
     m = motion_stats(long[:, : net.frames])
     err = frame_error(long)
     return {"displacement_ratio": m.mean_displacement / data_displacement, "static_rate": m.static_rate,
             "frame_error": float(err[:, 1 : net.frames].mean()), "drift": float(err[:, net.frames :].mean()),
-            "velocity": [float(v) for v in m.velocity], "error_by_frame": [float(e) for e in err.mean(axis=0)]}
+            "velocity": m.velocity.tolist(), "error_by_frame": [float(e) for e in err.mean(axis=0)],
+            "example": np.round(long[0], 3).tolist()}
 
 
 def _one_seed(cfg: Any, state: dict[str, torch.Tensor], seed: int) -> list[dict[str, Any]]:
@@ -68,8 +70,8 @@ def _one_seed(cfg: Any, state: dict[str, torch.Tensor], seed: int) -> list[dict[
     teacher = build(VideoDenoiser, net, seed=TEACHER_SEED)
     teacher.load_state_dict(state)
     teacher.eval()
-    data = make_sprite_videos(cfg.train_videos, frames=net.frames, width=net.width, seed=DATA_SEED + 1 + seed)
-    ev = make_sprite_videos(cfg.eval_videos, frames=net.frames, width=net.width, seed=EVAL_SEED)
+    data = make_sprite_videos(cfg.train_videos, frames=net.frames, size=net.size, seed=DATA_SEED + 1 + seed)
+    ev = make_sprite_videos(cfg.eval_videos, frames=net.frames, size=net.size, seed=EVAL_SEED)
     cond = torch.as_tensor(ev.videos[:, 0], dtype=torch.float32)
     data_disp = motion_stats(ev.videos).mean_displacement
     common = {"net": net, "batch": cfg.batch, "probe_every": cfg.probe_every}
@@ -105,13 +107,15 @@ def arm_runs(cfg: Any, seeds: tuple[int, ...], mapper: Any = None) -> dict[str, 
     state = {k: v.detach().clone() for k, v in teacher.state_dict().items()}
     fn = partial(_one_seed, cfg, state)
     per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
-    ev = make_sprite_videos(cfg.eval_videos, frames=cfg.net.frames, width=cfg.net.width, seed=EVAL_SEED)
+    ev = make_sprite_videos(cfg.eval_videos, frames=2 * cfg.net.frames, size=cfg.net.size, seed=EVAL_SEED)
+    long_data = ev.videos
+    ev = SpriteVideos(videos=ev.videos[:, : cfg.net.frames], velocity=ev.velocity, start=ev.start)
     samples = teacher_sample(teacher, torch.as_tensor(ev.videos[:, 0], dtype=torch.float32),
                              steps=cfg.teacher_sample_steps, seed=EVAL_SEED).numpy().astype(np.float64)
     tm = motion_stats(samples)
     return {"rows": [r for rs in per_seed for r in rs],
-            "data": {"displacement": motion_stats(ev.videos).mean_displacement,
-                     "velocity": [float(v) for v in ev.velocity]},
+            "data": {"displacement": motion_stats(ev.videos).mean_displacement, "velocity": ev.velocity.tolist(),
+                     "example": np.round(long_data[0], 3).tolist()},
             "teacher": {"displacement_ratio": tm.mean_displacement / motion_stats(ev.videos).mean_displacement,
                         "static_rate": tm.static_rate, "frame_error": float(frame_error(samples)[:, 1:].mean()),
-                        "velocity": [float(v) for v in tm.velocity]}}
+                        "velocity": tm.velocity.tolist(), "example": np.round(samples[0], 3).tolist()}}

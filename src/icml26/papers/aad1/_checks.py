@@ -10,6 +10,7 @@ import numpy as np
 from icml26.claims import ClaimResult, Context, Verdict
 from icml26.figures import FigureData, new_figure, render
 from icml26.papers.aad1._arms import arm_runs
+from icml26.papers.aad1._data import COMPASS_MODES
 from icml26.papers.aad1._rules import ARMS, judge_collapse, judge_drift, judge_motion, judge_stability
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -17,11 +18,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 FULL_REASON = ("the paper's scale (distilling a pretrained image-to-video diffusion transformer into a one-step "
                "causal generator, evaluated on VBench) needs a video model and GPUs; this package trains toy "
-               "convolutional networks on 1-D sprite videos")
+               "convolutional networks on 12×12 sprite videos")
 LABEL = {"dmd": "DMD only", "aad": "AAD-1 (DMD → bidirectional GAN)", "causal": "DMD → per-chunk GAN",
          "adv_only": "bidirectional GAN, no warm-up"}
 COLOR = {"dmd": "C0", "aad": "C1", "causal": "C2", "adv_only": "C3"}
-MODES = (-2.0, -1.0, 1.0, 2.0)
 ROW_KEYS = ("seed", "arm", "displacement_ratio", "static_rate", "frame_error", "drift", "fluctuation", "diverged")
 
 
@@ -42,12 +42,17 @@ def _mean(runs: dict[str, Any], arm: str, key: str) -> float:
     return float(np.mean(v)) if v else float("nan")
 
 
-def _modes(velocity: list[float]) -> str:
-    """Share of videos nearest each data velocity mode (a video counts for the mode nearest its mean velocity)."""
+def _modes(velocity: list[list[float]]) -> str:
+    """Share of videos nearest each data velocity mode (by the video's mean (Δx, Δy) per frame); static videos
+    (|v| < 0.5 px/frame) count apart."""
     if not velocity:
         return "no videos"
-    near = np.argmin(np.abs(np.asarray(velocity)[:, None] - np.asarray(MODES)[None, :]), axis=1)
-    return ", ".join(f"{m:+g}: {np.mean(near == i):.2f}" for i, m in enumerate(MODES))
+    v = np.asarray(velocity, dtype=float).reshape(-1, 2)
+    modes = np.asarray(COMPASS_MODES)
+    near = np.argmin(np.linalg.norm(v[:, None, :] - modes[None], axis=-1), axis=1)
+    still = np.linalg.norm(v, axis=1) < 0.5
+    parts = [f"({m[0]:+.0f},{m[1]:+.0f}): {np.mean((near == i) & ~still):.2f}" for i, m in enumerate(modes)]
+    return ", ".join([*parts, f"static: {np.mean(still):.2f}"])
 
 
 def _mode_findings(runs: dict[str, Any]) -> dict[str, str]:
@@ -59,20 +64,57 @@ def _mode_findings(runs: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _histogram(runs: dict[str, Any], arms: tuple[str, ...]) -> FigureData:
-    fig, ax = new_figure()
-    bins = np.linspace(-3.0, 3.0, 25)
-    ax.hist(runs["data"]["velocity"], bins=bins, histtype="step", color="black", lw=2, density=True, label="data")
-    ax.hist(runs["teacher"]["velocity"], bins=bins, histtype="step", color="gray", ls="--", density=True,
-            label="teacher (50 steps)")
-    for arm in arms:
-        v = [x for r in runs["rows"] if r["arm"] == arm for x in r["velocity"]]
-        if v:
-            ax.hist(v, bins=bins, histtype="step", color=COLOR[arm], density=True, label=LABEL[arm])
-    ax.set(xlabel="mean signed displacement per frame (px)", ylabel="density (videos, all seeds)")
-    ax.legend(fontsize=7)
-    return render(fig, name="motion_histogram", caption="Velocity of each generated video (centroid displacement per "
-                  "frame): data modes at ±1 and ±2 px/frame; static videos sit at 0.")
+def _panels(runs: dict[str, Any]) -> list[tuple[str, list[Any], Any]]:
+    """(label, per-video velocities, example video) of the data, the teacher and every arm (first seed's example)."""
+    out = [("data", runs["data"]["velocity"], runs["data"]["example"]),
+           ("teacher (50 steps)", runs["teacher"]["velocity"], runs["teacher"]["example"])]
+    for arm in ARMS:
+        rows = [r for r in runs["rows"] if r["arm"] == arm]
+        out.append((LABEL[arm], [x for r in rows for x in r["velocity"]], rows[0]["example"] if rows else []))
+    return out
+
+
+def _histogram(runs: dict[str, Any]) -> FigureData:
+    fig, ax = new_figure(width=9.0, height=6.0)
+    ax.remove()
+    axes = fig.subplots(2, 3, sharex=True, sharey=True).ravel()
+    edges = np.arange(-2.125, 2.2, 0.25)  # bins centred on multiples of 0.25 px
+    modes = np.asarray(COMPASS_MODES)
+    for a, (label, vel, _) in zip(axes, _panels(runs)):
+        v = np.asarray(vel, dtype=float).reshape(-1, 2)
+        a.hist2d(v[:, 0], v[:, 1], bins=[edges, edges], cmap="Greys", density=True)
+        a.scatter(modes[:, 0], modes[:, 1], marker="+", color="C3", s=40)
+        a.set_title(label.replace(" (", "\n("), fontsize=9)
+    for a in axes[3:]:
+        a.set_xlabel("Δx per frame (px)")
+    for a in axes[::3]:
+        a.set_ylabel("Δy per frame (px)")
+    return render(fig, name="motion_histogram", caption="Mean velocity (centroid displacement per frame) of each "
+                  "video, all seeds: red crosses mark the data's eight velocity modes; static videos sit at (0, 0).")
+
+
+def _frames(runs: dict[str, Any], horizon: int) -> FigureData:
+    panels = [p for p in _panels(runs) if len(p[2])]
+    cols = max(len(p[2]) for p in panels)
+    fig, ax = new_figure(width=10.0, height=0.75 * len(panels) + 0.6)
+    ax.remove()
+    axes = np.asarray(fig.subplots(len(panels), cols, squeeze=False))
+    for i, (label, _, video) in enumerate(panels):
+        for k in range(cols):
+            a = axes[i, k]
+            a.set_xticks([])
+            a.set_yticks([])
+            a.grid(False)
+            if k < len(video):
+                a.imshow(np.asarray(video[k]), cmap="gray", vmin=-1.0, vmax=1.0)
+            else:
+                a.axis("off")
+            if i == 0:
+                a.set_title(f"{k}{'*' if k == horizon else ''}", fontsize=9)
+        axes[i, 0].set_ylabel(label.split(" (")[0], rotation=0, ha="right", va="center", fontsize=9)
+    return render(fig, name="frames", caption=f"One conditioning frame (frame 0) rolled out by each model, first "
+                  f"seed: frames 0-{cols - 1}; the training horizon ends before frame {horizon}*; the teacher samples "
+                  "the training horizon only.")
 
 
 def _ratios(runs: dict[str, Any]) -> FigureData:
@@ -100,7 +142,7 @@ def check_motion_kept(cfg: ArmsConfig, ctx: Context) -> ClaimResult:
     return ClaimResult.judged(
         j, summary=(f"AAD-1: displacement ratio {_mean(runs, 'aad', 'displacement_ratio'):.3f}, static "
                     f"{_mean(runs, 'aad', 'static_rate'):.3f}, frame error {_mean(runs, 'aad', 'frame_error'):.4f}"),
-        rows=_table(runs), figures=[_histogram(runs, ("aad", "dmd")), _ratios(runs)],
+        rows=_table(runs), figures=[_frames(runs, cfg.net.frames), _histogram(runs), _ratios(runs)],
         findings={"teacher": f"displacement ratio {t['displacement_ratio']:.3f}, static {t['static_rate']:.3f}, "
                              f"frame error {t['frame_error']:.4f} (not judged)",
                   "DMD only": f"displacement ratio {_mean(runs, 'dmd', 'displacement_ratio'):.3f}, frame error "
@@ -117,7 +159,7 @@ def check_causal_collapse(cfg: ArmsConfig, ctx: Context) -> ClaimResult:
         j, summary=(f"displacement ratio: per-chunk {_mean(runs, 'causal', 'displacement_ratio'):.3f}, AAD-1 "
                     f"{_mean(runs, 'aad', 'displacement_ratio'):.3f}; static: per-chunk "
                     f"{_mean(runs, 'causal', 'static_rate'):.3f}"),
-        rows=_table(runs), figures=[_histogram(runs, ("aad", "causal")), _ratios(runs)],
+        rows=_table(runs), figures=[_histogram(runs), _ratios(runs)],
         findings=_mode_findings(runs))
 
 

@@ -37,7 +37,7 @@ def check_one_step_speed(cfg: SpeedConfig, ctx: Context) -> ClaimResult:
     seed = ctx.seeds[0]
     teacher = build(VideoDenoiser, cfg.net, seed=seed).eval()
     student = build(CausalChunkGenerator, cfg.net, seed=seed + 1).eval()
-    ev = make_sprite_videos(cfg.batch, frames=cfg.net.frames, width=cfg.net.width, seed=seed)
+    ev = make_sprite_videos(cfg.batch, frames=cfg.net.frames, size=cfg.net.size, seed=seed)
     cond = torch.as_tensor(ev.videos[:, 0], dtype=torch.float32)
 
     def run_teacher() -> None:

@@ -32,26 +32,31 @@ def score_from_x0(x_t: torch.Tensor, x0: torch.Tensor, t: torch.Tensor) -> torch
     return (a.reshape(shape) * x0 - x_t) / s.reshape(shape) ** 2
 
 
+def _bc(v: torch.Tensor) -> torch.Tensor:
+    """A per-video (B,) schedule value broadcast over (B, T, S, S)."""
+    return v[:, None, None, None]
+
+
 def dsm_loss(model: VideoDenoiser, video: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """[P24] denoising score matching on (B, T, W) videos (frame 0 kept clean as the condition), x0 regression weighted
+    """[P24] denoising score matching on (B, T, S, S) videos (frame 0 kept clean as the condition), x0 regression weighted
     by α_t²/σ_t² clipped to [0.1, 10] (a bounded SNR weighting)."""
     b = video.shape[0]
     x, cond = video[:, 1:], video[:, 0]
     t = T_MIN + (T_MAX - T_MIN) * torch.rand(b, generator=gen)
     eps = torch.randn(x.shape, generator=gen)
     a, s = alpha_sigma(t)
-    x_t = a[:, None, None] * x + s[:, None, None] * eps
+    x_t = _bc(a) * x + _bc(s) * eps
     w = (a**2 / s**2).clamp(0.1, 10.0)
-    err = ((model(x_t, cond, t) - x) ** 2).mean(dim=(1, 2))
+    err = ((model(x_t, cond, t) - x) ** 2).mean(dim=(1, 2, 3))
     return (w * err).mean()
 
 
 def train_teacher(videos: np.ndarray, *, net: NetConfig, steps: int, batch: int, lr: float,
                   seed: int) -> VideoDenoiser:
-    """[P24] the bidirectional teacher, trained by DSM on ``videos`` (n, T, W) for ``steps`` Adam steps."""
-    x = torch.as_tensor(V.real_array(videos, "videos", ndim=3), dtype=torch.float32)
-    if x.shape[1:] != (net.frames, net.width):
-        raise ValueError(f"videos must have shape (n, {net.frames}, {net.width}), got {tuple(x.shape)}")
+    """[P24] the bidirectional teacher, trained by DSM on ``videos`` (n, T, S, S) for ``steps`` Adam steps."""
+    x = torch.as_tensor(V.real_array(videos, "videos", ndim=4), dtype=torch.float32)
+    if x.shape[1:] != (net.frames, net.size, net.size):
+        raise ValueError(f"videos must have shape (n, {net.frames}, {net.size}, {net.size}), got {tuple(x.shape)}")
     steps, batch = V.positive_int(steps, "steps"), V.positive_int(batch, "batch")
     lr = V.real(lr, "lr", lo=0.0, lo_open=True)
     gen = torch.Generator().manual_seed(V.seed(seed))
@@ -72,19 +77,19 @@ def train_teacher(videos: np.ndarray, *, net: NetConfig, steps: int, batch: int,
 def teacher_sample(teacher: VideoDenoiser, cond: torch.Tensor, *, steps: int, seed: int) -> torch.Tensor:
     """[P24] multi-step teacher sampling: deterministic DDIM over ``steps`` network calls from pure noise.
 
-    ``cond`` (B, W) -> videos (B, T, W) with frame 0 = ``cond``.
+    ``cond`` (B, S, S) -> videos (B, T, S, S) with frame 0 = ``cond``.
     """
     steps = V.positive_int(steps, "steps")
-    c = torch.as_tensor(V.real_array(cond, "cond", ndim=2), dtype=torch.float32)
+    c = torch.as_tensor(V.real_array(cond, "cond", ndim=3), dtype=torch.float32)
     gen = torch.Generator().manual_seed(V.seed(seed))
-    b, w = c.shape
-    x = torch.randn((b, teacher.frames - 1, w), generator=gen)
+    b = c.shape[0]
+    x = torch.randn((b, teacher.frames - 1, *c.shape[1:]), generator=gen)
     ts = torch.linspace(1.0, 0.0, steps + 1)
     for i in range(steps):
         t, s = ts[i].expand(b), ts[i + 1].expand(b)
         x0 = teacher(x, c, t.clamp(max=T_MAX + 0.01)).clamp(-1.0, 1.0)
         a_t, s_t = alpha_sigma(t)
         a_s, s_s = alpha_sigma(s)
-        eps = (x - a_t[:, None, None] * x0) / s_t[:, None, None]
-        x = a_s[:, None, None] * x0 + s_s[:, None, None] * eps
-    return torch.cat([c[:, None, :], x], dim=1)
+        eps = (x - _bc(a_t) * x0) / _bc(s_t)
+        x = _bc(a_s) * x0 + _bc(s_s) * eps
+    return torch.cat([c[:, None], x], dim=1)

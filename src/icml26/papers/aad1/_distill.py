@@ -49,7 +49,7 @@ class DistillLog:
 def rollout(generator: CausalChunkGenerator, cond: torch.Tensor, *, frames: int, seed: int) -> torch.Tensor:
     """[P24] one-step causal rollout of ``frames`` frames (frame 0 = ``cond``), noise drawn from ``seed``."""
     frames = V.int_at_least(frames, "frames", 2)
-    c = torch.as_tensor(V.real_array(cond, "cond", ndim=2), dtype=torch.float32)
+    c = torch.as_tensor(V.real_array(cond, "cond", ndim=3), dtype=torch.float32)
     gen = torch.Generator().manual_seed(V.seed(seed))
     noise = torch.randn((c.shape[0], frames - 1, generator.latent), generator=gen)
     return generator.rollout(c, frames=frames, noise=noise)
@@ -79,9 +79,9 @@ def dmd_gradient(x: Any, x0_real: Any, x0_fake: Any) -> torch.Tensor:
 
 
 def _cond_bank(videos: np.ndarray, net: NetConfig) -> torch.Tensor:
-    v = torch.as_tensor(V.real_array(videos, "videos", ndim=3), dtype=torch.float32)
-    if v.shape[1:] != (net.frames, net.width):
-        raise ValueError(f"videos must have shape (n, {net.frames}, {net.width}), got {tuple(v.shape)}")
+    v = torch.as_tensor(V.real_array(videos, "videos", ndim=4), dtype=torch.float32)
+    if v.shape[1:] != (net.frames, net.size, net.size):
+        raise ValueError(f"videos must have shape (n, {net.frames}, {net.size}, {net.size}), got {tuple(v.shape)}")
     return v
 
 
@@ -126,7 +126,7 @@ def dmd_warmup(generator: CausalChunkGenerator, teacher: VideoDenoiser, videos: 
         x = video[:, 1:]
         t = T_MIN + (T_MAX - T_MIN) * torch.rand(batch, generator=gen)
         a, s = alpha_sigma(t)
-        x_t = a[:, None, None] * x.detach() + s[:, None, None] * torch.randn(x.shape, generator=gen)
+        x_t = a[:, None, None, None] * x.detach() + s[:, None, None, None] * torch.randn(x.shape, generator=gen)
         with torch.no_grad():
             grad = dmd_gradient(x.detach(), teacher(x_t, cond, t), fake(x_t, cond, t))
         loss = 0.5 * ((x - (x - grad).detach()) ** 2).sum() / batch
@@ -147,7 +147,7 @@ def dmd_warmup(generator: CausalChunkGenerator, teacher: VideoDenoiser, videos: 
 def _r1(d: nn.Module, real: torch.Tensor) -> torch.Tensor:
     real = real.detach().requires_grad_(True)
     (g,) = torch.autograd.grad(d(real).sum(), real, create_graph=True)
-    return (g**2).sum(dim=(1, 2)).mean()
+    return (g**2).sum(dim=(1, 2, 3)).mean()
 
 
 def adversarial_distill(generator: CausalChunkGenerator, videos: np.ndarray, *, net: NetConfig,

@@ -1,8 +1,8 @@
 """The [P24] networks, at toy scale: a bidirectional video denoiser (the teacher and the online fake score), a causal
 one-step chunk generator with a cache of its own past chunks, and the two discriminators.
 
-All are 1-D convolutions over the pixel ring (circular padding), so they are translation-equivariant like the
-sprites. Reconstructed: the paper's models are large video diffusion transformers; only the information flow is
+All are 2-D convolutions over the frame's torus (circular padding, 3×3 kernels), so they are translation-equivariant
+like the sprites; frames are stacked as channels where a network sees several. Reconstructed: the paper's models are large video diffusion transformers; only the information flow is
 kept (who sees which frames).
 """
 
@@ -28,16 +28,16 @@ class NetConfig:
     """Sizes of the [P24] toy networks (frames = training horizon T, including the conditioning frame)."""
 
     frames: int = 8
-    width: int = 16
-    teacher_hidden: int = 48
-    student_hidden: int = 32
-    disc_hidden: int = 32
+    size: int = 12  # frames are size × size pixels
+    teacher_hidden: int = 32
+    student_hidden: int = 16
+    disc_hidden: int = 16
     latent: int = 4  # global noise channels of each chunk
     cache: int = 2  # past chunks the generator reads
 
     def __post_init__(self) -> None:
         V.int_at_least(self.frames, "frames", 2)
-        V.int_at_least(self.width, "width", 4)
+        V.int_at_least(self.size, "size", 6)
         for name in ("teacher_hidden", "student_hidden", "disc_hidden", "latent", "cache"):
             V.positive_int(getattr(self, name), name)
 
@@ -52,8 +52,8 @@ def build(cls: type[M], cfg: NetConfig, *, seed: int) -> M:
         return cls(cfg)
 
 
-def _conv(c_in: int, c_out: int, dilation: int = 1) -> nn.Conv1d:
-    return nn.Conv1d(c_in, c_out, 5, padding=2 * dilation, dilation=dilation, padding_mode="circular")
+def _conv(c_in: int, c_out: int, dilation: int = 1) -> nn.Conv2d:
+    return nn.Conv2d(c_in, c_out, 3, padding=dilation, dilation=dilation, padding_mode="circular")
 
 
 class VideoDenoiser(nn.Module):
@@ -70,14 +70,14 @@ class VideoDenoiser(nn.Module):
         self.out = _conv(h, cfg.frames - 1)
 
     def forward(self, x_t: torch.Tensor, cond: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        """``x_t`` (B, T−1, W) noisy frames, ``cond`` (B, W), ``t`` (B,) in (0, 1] -> x0 estimate (B, T−1, W)."""
+        """``x_t`` (B, T−1, S, S) noisy frames, ``cond`` (B, S, S), ``t`` (B,) in (0, 1] -> x0 estimate like ``x_t``."""
         freqs = torch.exp(torch.linspace(0.0, math.log(100.0), 8))
         ang = t[:, None] * freqs[None, :] * math.pi
         film = self.emb(torch.cat([ang.sin(), ang.cos()], dim=1)).chunk(2 * len(self.blocks), dim=1)
-        h = self.inp(torch.cat([cond[:, None, :], x_t], dim=1))
+        h = self.inp(torch.cat([cond[:, None], x_t], dim=1))
         for i, blk in enumerate(self.blocks):
-            scale, shift = film[2 * i], film[2 * i + 1]
-            h = h + blk(nn.functional.silu(h * (1 + scale[:, :, None]) + shift[:, :, None]))
+            scale, shift = film[2 * i][:, :, None, None], film[2 * i + 1][:, :, None, None]
+            h = h + blk(nn.functional.silu(h * (1 + scale) + shift))
         return self.out(nn.functional.silu(h))
 
 
@@ -96,15 +96,14 @@ class CausalChunkGenerator(nn.Module):
                                  _conv(h, h), nn.SiLU(), _conv(h, 1))
 
     def step(self, cond: torch.Tensor, past: list[torch.Tensor], z: torch.Tensor) -> torch.Tensor:
-        """One chunk from its noise ``z`` (B, latent), the condition (B, W) and ``past`` (newest last)."""
+        """One chunk from its noise ``z`` (B, latent), the condition (B, S, S) and ``past`` (newest last)."""
         window = [past[-1 - i] if i < len(past) else cond for i in range(self.cache)]
-        w = cond.shape[-1]
         x = torch.stack([cond, *window], dim=1)
-        zz = z[:, :, None].expand(-1, -1, w)
+        zz = z[:, :, None, None].expand(-1, -1, *cond.shape[-2:])
         return torch.tanh(self.net(torch.cat([x, zz], dim=1)))[:, 0]
 
     def rollout(self, cond: torch.Tensor, *, frames: int, noise: torch.Tensor) -> torch.Tensor:
-        """Autoregressive rollout: (B, frames, W) with frame 0 = ``cond``; ``noise`` (B, frames − 1, latent)."""
+        """Autoregressive rollout: (B, frames, S, S) with frame 0 = ``cond``; ``noise`` (B, frames − 1, latent)."""
         past: list[torch.Tensor] = []
         for k in range(frames - 1):
             past.append(self.step(cond, past, noise[:, k]))
@@ -122,8 +121,8 @@ class BidirectionalDiscriminator(nn.Module):
         self.head = nn.Linear(2 * h, 1)
 
     def forward(self, video: torch.Tensor) -> torch.Tensor:
-        """``video`` (B, T, W) -> logits (B,)."""
-        f = nn.functional.silu(self.net(video))
+        """``video`` (B, T, S, S) -> logits (B,)."""
+        f = nn.functional.silu(self.net(video)).flatten(2)
         return self.head(torch.cat([f.mean(-1), f.amax(-1)], dim=1))[:, 0]
 
 
@@ -138,9 +137,9 @@ class ChunkDiscriminator(nn.Module):
         self.head = nn.Linear(2 * h, 1)
 
     def chunk_logits(self, video: torch.Tensor) -> torch.Tensor:
-        """``video`` (B, T, W) -> per-chunk logits (B, T − 1) for chunks 1..T−1."""
-        b, t, w = video.shape
-        f = nn.functional.silu(self.net(video[:, 1:].reshape(b * (t - 1), 1, w)))
+        """``video`` (B, T, S, S) -> per-chunk logits (B, T − 1) for chunks 1..T−1."""
+        b, t = video.shape[:2]
+        f = nn.functional.silu(self.net(video[:, 1:].reshape(b * (t - 1), 1, *video.shape[2:]))).flatten(2)
         return self.head(torch.cat([f.mean(-1), f.amax(-1)], dim=1)).reshape(b, t - 1)
 
     def forward(self, video: torch.Tensor) -> torch.Tensor:

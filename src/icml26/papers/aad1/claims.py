@@ -17,7 +17,7 @@ class ArmsConfig:
     net: NetConfig = NetConfig()
     train_videos: int = 4096
     eval_videos: int = 256
-    teacher_steps: int = 1000
+    teacher_steps: int = 3000
     teacher_batch: int = 128
     teacher_lr: float = 2e-3
     teacher_sample_steps: int = 50
@@ -43,7 +43,7 @@ class SpeedConfig:
     full_scale: bool = False
 
 
-SMOKE = ArmsConfig(net=NetConfig(teacher_hidden=16, student_hidden=8, disc_hidden=8), train_videos=64,
+SMOKE = ArmsConfig(net=NetConfig(teacher_hidden=8, student_hidden=8, disc_hidden=8), train_videos=64,
                    eval_videos=16, teacher_steps=8, teacher_batch=16, teacher_sample_steps=4, batch=8, warmup=4,
                    adversarial=4, probe_every=2)
 SMALL = ArmsConfig()
@@ -71,7 +71,7 @@ CLAIMS = [
         "full": Budget(FULL, seeds=3, expected_s=1.0, requires=("gpu",)),
     }),
     Claim("one_step_speed", check=check_one_step_speed, budgets={
-        "smoke": Budget(SpeedConfig(net=NetConfig(teacher_hidden=16, student_hidden=8, disc_hidden=8), batch=8,
+        "smoke": Budget(SpeedConfig(net=NetConfig(teacher_hidden=8, student_hidden=8, disc_hidden=8), batch=8,
                                     teacher_steps=4, reps=3), seeds=1, expected_s=2),
         "small": Budget(SpeedConfig(), seeds=1, expected_s=30),
         "full": Budget(SpeedConfig(full_scale=True), seeds=1, expected_s=1.0, requires=("gpu",)),
