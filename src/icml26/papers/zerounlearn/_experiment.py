@@ -3,8 +3,9 @@ turn (and undone), each measured by efficacy, generalisation, specificity and he
 
 The subject model is SmolLM2-135M-Instruct (``model="smollm2-135m"``, the ``[models]`` extra) or, for smoke runs,
 a tiny Llama trained here on made-up facts (``model="tiny"``). On the real model the candidate facts are the shipped
-list (:mod:`._factlist`), kept when the model's own greedy answer is right; the retain moments and the held-out text
-are docstrings of two disjoint sets of stdlib modules. The known-fact list and each seed's rows are cached under the
+list (:mod:`._factlist`), kept when the model's own greedy answer is right, and split into three subject-disjoint
+pools (:mod:`._pools`): a fixed retain pool stated as sentences in the retain text (beside docstrings of stdlib
+modules), and per seed a forget set and the specificity facts; the held-out text is docstrings of other modules. The known-fact list and each seed's rows are cached under the
 cache folder (keyed by every config field), so the claims of the ``edits`` group share one computation.
 """
 
@@ -27,16 +28,20 @@ from icml26.papers.zerounlearn._corpus import HELDOUT_MODULES, RETAIN_MODULES, c
 from icml26.papers.zerounlearn._edit import UnlearnResult, zero_unlearn
 from icml26.papers.zerounlearn._eval import AnswerProbe, TextProbe, knows
 from icml26.papers.zerounlearn._factlist import RELATIONS, candidate_triples
+from icml26.papers.zerounlearn._pools import draw_sets, fact_rows, retain_split
 from icml26.papers.zerounlearn._prompts import Fact, make_prompts
 from icml26.papers.zerounlearn._stats import RetainStats, retain_moments
 from icml26.papers.zerounlearn._tiny import TinySpec, filler_rows, tiny_model
+from icml26.papers.zerounlearn._z import ZResult, compute_z
 
 __all__ = ["METHODS", "EditConfig", "edit_rows"]
 
 log = logging.getLogger(__name__)
 
 #: the methods one seed runs, in order (the rows' ``method``)
-METHODS = ("base", "zerounlearn", "zerounlearn_no_op", "memit", "alphaedit", "ft", "ga")
+METHODS = ("base", "zerounlearn", "zerounlearn_no_op", "zerounlearn_docs", "memit", "alphaedit", "ft", "ga")
+#: the methods that start from the neutral-value search z_new (run once per seed on the unedited model and shared)
+Z_NEW_METHODS = ("zerounlearn", "zerounlearn_no_op", "zerounlearn_docs", "memit", "alphaedit")
 
 
 @dataclass(frozen=True)
@@ -46,11 +51,12 @@ class EditConfig:
     model: str = "smollm2-135m"
     tiny: TinySpec = field(default_factory=TinySpec)
     layers: tuple[int, ...] = (18, 19)
-    forget: int = 10
+    forget: int = 20
     other: int = 200
+    retain_facts: int = 100  # known facts of the third pool, stated as sentences in the retain text
     contexts: tuple[str, ...] = ("{}",)
     retain_passages: int = 100
-    heldout_passages: int = 20
+    heldout_passages: int = 10
     passage_length: int = 64
     z_steps: int = 12
     z_lr: float = 0.5
@@ -62,7 +68,7 @@ class EditConfig:
     ga_lr: float = 5e-3
     ga_max_steps: int = 40
     target_efficacy: float = 5.0  # GA runs until the forget set's efficacy (%) is at most this
-    methods: tuple[str, ...] = ("zerounlearn", "zerounlearn_no_op", "ft", "ga")
+    methods: tuple[str, ...] = ("zerounlearn", "zerounlearn_no_op", "memit", "alphaedit", "ft", "ga")
 
 
 def _real_facts() -> list[Fact]:
@@ -91,9 +97,25 @@ def _known(model: Any, tok: Any, cfg: EditConfig) -> list[Fact]:
 class _Setup:
     model: Any
     tok: Any
-    known: list[Fact]
-    retain: RetainStats
+    known: list[Fact]  # the evaluation pool: forget and specificity facts are drawn from it
+    retain: RetainStats  # docstrings and the retain pool's fact sentences
     heldout: list[list[int]]
+    retain_facts: list[Fact]
+    docs_only: RetainStats  # docstrings alone (the ``zerounlearn_docs`` variant)
+    ppl_probe: TextProbe  # the held-out text, shared by every seed (nothing below the first edited layer changes)
+    base_ppl: float  # the unedited model's held-out perplexity (the same for every seed)
+
+
+def _merge(a: RetainStats, b: RetainStats) -> RetainStats:
+    """The moments over the union of two corpora (token-weighted means of the two, as one pass over both gives)."""
+    n = a.tokens + b.tokens
+    return RetainStats({k: (a.kk[k] * a.tokens + b.kk[k] * b.tokens) / n for k in a.kk},
+                       {k: (a.vk[k] * a.tokens + b.vk[k] * b.tokens) / n for k in a.vk}, n)
+
+
+def _perplexity(probe: TextProbe) -> float:
+    nll, n = probe.nll()
+    return float(np.exp(nll.sum() / n.sum()))
 
 
 def _setup(cfg: EditConfig) -> _Setup:
@@ -112,8 +134,13 @@ def _setup(cfg: EditConfig) -> _Setup:
         ret = passages(tok, docstrings(RETAIN_MODULES), length=cfg.passage_length, count=cfg.retain_passages)
         held = passages(tok, docstrings(HELDOUT_MODULES), length=cfg.passage_length, count=cfg.heldout_passages)
         pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
-    stats = retain_moments(model, ret, layers=cfg.layers, pad_id=int(cast(int, pad)))
-    return _Setup(model, tok, known, stats, held)
+    pool, known = retain_split(known, count=cfg.retain_facts)
+    pad_id = int(cast(int, pad))
+    docs = retain_moments(model, ret, layers=cfg.layers, pad_id=pad_id)
+    fact_text = fact_rows(tok, pool, length=cfg.passage_length)
+    stats = _merge(docs, retain_moments(model, fact_text, layers=cfg.layers, pad_id=pad_id)) if fact_text else docs
+    held_probe = TextProbe(model, held, start=cfg.layers[0], pad_id=pad_id)
+    return _Setup(model, tok, known, stats, held, pool, docs, held_probe, _perplexity(held_probe))
 
 
 class _Probes:
@@ -125,29 +152,29 @@ class _Probes:
         para = [(f.text(p), f.answer) for f in forget for p in f.paraphrases]
         self.gen = AnswerProbe(m, t, [p for p, _ in para], [a for _, a in para], start=start)
         self.spe = AnswerProbe(m, t, [f.text() for f in other], [f.answer for f in other], start=start)
-        pad = t.pad_token_id if t.pad_token_id is not None else t.eos_token_id
-        self.ppl_probe = TextProbe(m, s.heldout, start=start, pad_id=int(pad))
+        self.ppl_probe = s.ppl_probe
 
     def efficacy(self) -> float:
         return 100.0 * float(self.eff.score()[0].mean())
 
-    def ppl(self) -> float:
-        nll, n = self.ppl_probe.nll()
-        return float(np.exp(nll.sum() / n.sum()))
-
-    def measure(self) -> dict[str, float]:
+    def measure(self, ppl: float | None = None) -> dict[str, float]:
+        """Every metric of the model as it is now; ``ppl``: its held-out perplexity when already known."""
         known, eos = self.eff.score()
         return {"efficacy": 100.0 * float(known.mean()), "eos": 100.0 * float(eos.mean()),
                 "generalisation": 100.0 * float(self.gen.score()[0].mean()),
-                "specificity": 100.0 * float(self.spe.score()[0].mean()), "perplexity": self.ppl()}
+                "specificity": 100.0 * float(self.spe.score()[0].mean()),
+                "perplexity": _perplexity(self.ppl_probe) if ppl is None else ppl}
 
 
-def _apply(method: str, s: _Setup, prompts: Any, probes: _Probes, cfg: EditConfig) -> tuple[UnlearnResult, dict]:
-    kw = {"layers": cfg.layers, "retain_stats": s.retain, "steps": cfg.z_steps, "lr": cfg.z_lr}
+def _apply(method: str, s: _Setup, prompts: Any, probes: _Probes, cfg: EditConfig, z_new: ZResult | None
+           ) -> tuple[UnlearnResult, dict]:
+    kw = {"layers": cfg.layers, "retain_stats": s.docs_only if method == "zerounlearn_docs" else s.retain,
+          "steps": cfg.z_steps, "lr": cfg.z_lr, "z_new": z_new}
     extra: dict[str, Any] = {}
-    if method in ("zerounlearn", "zerounlearn_no_op"):
+    if method in ("zerounlearn", "zerounlearn_no_op", "zerounlearn_docs"):
         res = zero_unlearn(s.model, prompts, **kw, retain_weight=cfg.retain_weight, forget_weight=cfg.forget_weight,
-                           lam=cfg.lam, eps=cfg.eps, projector=method == "zerounlearn")
+                           lam=cfg.lam, eps=cfg.eps, projector=method != "zerounlearn_no_op")
+        res.method = method
     elif method == "memit":
         res = memit_eos(s.model, prompts, **kw, retain_weight=cfg.retain_weight)
     elif method == "alphaedit":
@@ -170,22 +197,29 @@ def _apply(method: str, s: _Setup, prompts: Any, probes: _Probes, cfg: EditConfi
 
 
 def _seed_rows(s: _Setup, cfg: EditConfig, seed: int) -> list[dict[str, Any]]:
-    need = cfg.forget + 1
-    if len(s.known) < need:
-        raise ValueError(f"the model knows only {len(s.known)} of the candidate facts; {need} are needed")
-    order = np.random.default_rng(seed).permutation(len(s.known))
-    forget = [s.known[i] for i in order[:cfg.forget]]
-    other = [s.known[i] for i in order[cfg.forget:cfg.forget + cfg.other]]
+    if len(s.known) < cfg.forget + 1:
+        raise ValueError(f"the model knows only {len(s.known)} of the candidate facts outside the retain pool; "
+                         f"{cfg.forget + 1} are needed")
+    forget, other = draw_sets(s.known, forget=cfg.forget, other=cfg.other, seed=seed)
+    if not other:
+        raise ValueError("no specificity fact is left: give fewer forget or retain facts")
     probes = _Probes(s, forget, other, start=cfg.layers[0])
     prompts = make_prompts(s.tok, forget, contexts=cfg.contexts)
-    base = {"seed": seed, "forget": len(forget), "other": len(other)}
-    rows = [{**base, "method": "base", **probes.measure(), "seconds": 0.0}]
+    base = {"seed": seed, "forget": len(forget), "other": len(other), "retain_facts": len(s.retain_facts)}
+    rows = [{**base, "method": "base", **probes.measure(s.base_ppl), "seconds": 0.0}]
+    z_new, z_sec = None, 0.0
+    if any(m in Z_NEW_METHODS for m in cfg.methods):  # one search on the unedited model, shared by those methods
+        t0 = time.perf_counter()
+        z_new = compute_z(s.model, prompts, prompts.eos, layer=cfg.layers[-1], site="block", steps=cfg.z_steps,
+                          lr=cfg.z_lr)
+        z_sec = time.perf_counter() - t0
     for method in cfg.methods:
         t0 = time.perf_counter()
-        res, extra = _apply(method, s, prompts, probes, cfg)
+        res, extra = _apply(method, s, prompts, probes, cfg, z_new)
+        spent = time.perf_counter() - t0 + (z_sec if method in Z_NEW_METHODS else 0.0)
         try:
-            rows.append({**base, "method": method, **probes.measure(), "seconds": time.perf_counter() - t0,
-                         "passes": res.passes, **extra})
+            rows.append({**base, "method": method, **probes.measure(), "seconds": spent, "passes": res.passes,
+                         **extra})
         finally:
             res.restore(s.model)
         log.info("seed %d %s: %s", seed, method, rows[-1])
@@ -193,7 +227,8 @@ def _seed_rows(s: _Setup, cfg: EditConfig, seed: int) -> list[dict[str, Any]]:
 
 
 def _key(cfg: EditConfig, seed: int) -> dict[str, Any]:
-    return {"config": json.loads(json.dumps(asdict(cfg))), "seed": seed, "format": 1, "torch": torch.__version__,
+    facts = corpus_digest(["|".join(t) for t in candidate_triples()])
+    return {"config": json.loads(json.dumps(asdict(cfg))), "seed": seed, "facts": facts, "format": 3, "torch": torch.__version__,
             "transformers": importlib.metadata.version("transformers")}
 
 

@@ -2,11 +2,14 @@
 knowledge (capitals, authors, chemical symbols, ...), each relation with a canonical prompt and three paraphrases.
 
 Which of them a model knows is decided by its own greedy answer (:func:`icml26.papers.zerounlearn.knows`): the
-forget and specificity sets are drawn from the known ones only. Every subject appears in one relation only, so that
-no forgotten fact shares its subject with a specificity fact.
+forget, specificity and retain-text sets are drawn from the known ones only, subject-disjoint (a subject such as a
+country may appear in several relations: :mod:`._factlist_more` adds languages, currencies, continents and other
+everyday kinds, and more items of the relations here).
 """
 
 from __future__ import annotations
+
+from icml26.papers.zerounlearn._factlist_more import MORE_RELATIONS, MORE_TABLE
 
 #: relation -> (canonical prompt, paraphrases); "{}" marks the subject
 RELATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -30,6 +33,8 @@ RELATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "city_country": ("{} is a city in the country of", (
         "The city of {} is located in", "{} is a major city in", "Q: In which country is {}? A:")),
 }
+
+RELATIONS.update(MORE_RELATIONS)
 
 _TABLE = {
     "capital": """Afghanistan|Kabul; Albania|Tirana; Algeria|Algiers; Angola|Luanda; Argentina|Buenos Aires;
@@ -168,7 +173,7 @@ _TABLE = {
 def candidate_triples() -> list[tuple[str, str, str]]:
     """[P27] candidate facts: every (relation, subject, answer) of the shipped list, in a fixed order (answers without a leading space)."""
     out = []
-    for rel, block in _TABLE.items():
+    for rel, block in [*_TABLE.items(), *MORE_TABLE.items()]:
         for item in block.replace("\n", " ").split(";"):
             subject, answer = (part.strip() for part in item.split("|"))
             out.append((rel, subject, answer))
