@@ -5,8 +5,8 @@ seeds to a scratch folder first):
     cp -r tests/papers/inc_bpe/fuzz_seeds /tmp/inc_bpe_corpus
     .venv/bin/python tests/papers/inc_bpe/fuzz_inc_bpe.py /tmp/inc_bpe_corpus -atheris_runs=200000
 Input layout: byte 0 picks the streaming cut point, the rest is the text (any bytes, valid UTF-8 or not).
-Checks that no input crashes the core, that encode / two-chunk streaming agree and round-trip, and that pure BPE on
-short inputs equals the heap reference.
+Checks that no input crashes the core, that encode / two-chunk streaming agree and round-trip, that the run-length
+shortcut equals the per-byte core, and that pure BPE (and the shortcut) on short inputs equals the heap reference.
 """
 
 import functools
@@ -38,8 +38,12 @@ def one_input(data: bytes) -> None:
         inc = enc.incremental()
         out = inc.feed(body[:cut]) + inc.feed(body[cut:]) + inc.finish()
         assert out == ids
+    assert pure._core.encode(body) == pure._core.encode(body, runs=False)  # the run-length shortcut is exact
     if 0 < len(body) <= 256:
         assert pure.encode_bytes(body) == bpe_reference(body, ranks)
+        for all_at_once in (True, False):
+            short = pure._core.encode_runs(body, all_at_once=all_at_once)
+            assert short is None or short[0] == bpe_reference(body, ranks)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 #include "inc_bpe_core.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 
@@ -9,9 +10,11 @@ namespace incbpe {
 
 namespace {
 constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
+std::atomic<uint64_t> g_serial{0};
 }
 
 Vocab::Vocab(std::vector<std::string> tokens, const uint32_t* pre, size_t n_pre) : bytes_(std::move(tokens)) {
+  serial_ = ++g_serial;
   const size_t V = bytes_.size();
   if (V < 256) throw std::invalid_argument("ranks: a byte-level vocabulary needs all 256 single bytes as tokens");
   if (V >= (size_t(1) << 31)) throw std::invalid_argument("ranks: too many tokens");
@@ -26,8 +29,9 @@ Vocab::Vocab(std::vector<std::string> tokens, const uint32_t* pre, size_t n_pre)
   }
   for (int b = 0; b < 256; ++b) {
     const char c = static_cast<char>(b);
-    if (lookup_.find(&c, 1) < 0)
-      throw std::invalid_argument("ranks: single byte " + std::to_string(b) + " is not a token");
+    const int64_t id = lookup_.find(&c, 1);
+    if (id < 0) throw std::invalid_argument("ranks: single byte " + std::to_string(b) + " is not a token");
+    byte_tok_[b] = static_cast<uint32_t>(id);
   }
   info_.resize(V);
   if (pre != nullptr) {
@@ -273,10 +277,11 @@ void Vocab::build_automaton() {
 }
 
 void Vocab::encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& scratch,
-                         bool linear) const {
+                         bool linear, bool runs) const {
   if (m == 0) return;
   const int64_t hit = lookup_.find(reinterpret_cast<const char*>(s), m);
   if (hit >= 0) { out.push_back(static_cast<uint32_t>(hit)); return; }
+  if (runs && m >= kRunMin && encode_runs(s, m, out)) return;
   scratch.resize(2 * (m + 1));
   uint32_t* last = scratch.data();     // last[n]: the last token of BPE(s[0, n))
   uint32_t* pids = last + (m + 1);     // pids[n] = pid(last[n])

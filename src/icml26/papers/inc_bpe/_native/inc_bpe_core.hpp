@@ -44,6 +44,7 @@ class Vocab {
   Vocab& operator=(const Vocab&) = delete;
 
   uint32_t size() const { return static_cast<uint32_t>(bytes_.size()); }
+  uint64_t serial() const { return serial_; }  // unique per Vocab object of the process (>= 1, never reused)
   uint32_t max_len() const { return max_len_; }
   size_t n_states() const { return states_.size(); }
   const TokInfo& info(uint32_t id) const { return info_[id]; }
@@ -90,9 +91,19 @@ class Vocab {
   size_t n_centroid_nodes() const { return cnodes_.size(); }
 
   // Alg. (per-byte loop) on one piece; appends BPE(piece) to out. `last` is scratch space.
-  // `linear` selects the longest-first scan instead of the centroid search (for tests and benchmarks).
+  // `linear` selects the longest-first scan instead of the centroid search (for tests and benchmarks); `runs` lets a
+  // long piece of few byte runs go through encode_runs first.
   void encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out, std::vector<uint32_t>& last,
-                    bool linear = false) const;
+                    bool linear = false, bool runs = true) const;
+  // Standard BPE simulated on the run-length form of s[0, m) (inc_bpe_runs.cpp): appends BPE(s) to out and returns
+  // true, or returns false (out untouched) when the piece has too many runs or the work budget runs out.
+  // `refused` (if given) counts the runs of >= 4 tokens whose all-at-once merge was refused (one merge done instead);
+  // all_at_once=false does every merge singly (tests of that path).
+  bool encode_runs(const uint8_t* s, size_t m, std::vector<uint32_t>& out, uint64_t* refused = nullptr,
+                   bool all_at_once = true) const;
+  static constexpr size_t kRunMin = 64;  // shortest piece worth the run-length check
+  // rank (= id) of the token whose bytes are token a's followed by token b's; UINT32_MAX if there is none
+  uint32_t pair_rank(uint32_t a, uint32_t b) const;
 
   // The O(1) validity test: can token T be the last token of the prefix of length n, given the pids of the last tokens
   // of shorter prefixes (indexed by absolute position minus `base`).
@@ -116,6 +127,8 @@ class Vocab {
   TokenTable lookup_;
   std::vector<TokInfo> info_;
   uint32_t max_len_ = 0;
+  uint32_t byte_tok_[256];  // id of every single-byte token
+  uint64_t serial_;
   // automaton
   std::vector<uint32_t> order_;  // token ids in byte order (trie construction)
   std::vector<State> states_;

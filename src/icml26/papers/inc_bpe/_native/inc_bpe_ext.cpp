@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "inc_bpe_core.hpp"
+#include "piece_cache.hpp"
 #include "pretok.hpp"
 
 namespace nb = nanobind;
@@ -49,6 +50,13 @@ nb::list to_list(const std::vector<uint32_t>& ids) {
 // Per-thread work buffers, reused across calls (large ones are released after use).
 struct Buffers {
   std::vector<uint32_t> out, scratch;
+  incbpe::PieceCache caches[4];  // short-piece caches of the last vocabularies this thread encoded with
+  unsigned next_cache = 0;
+  incbpe::PieceCache& cache(const Vocab& v) {
+    for (auto& c : caches)
+      if (c.owner() == v.serial()) return c;
+    return caches[next_cache++ % 4];  // filled for v on its first use
+  }
   void begin() { out.clear(); }
   void end() {
     if (out.capacity() > (size_t(1) << 22)) std::vector<uint32_t>().swap(out);
@@ -91,7 +99,8 @@ nb::list encode_pieces(const Vocab& v, const nb::list& pieces) {
   {
     nb::gil_scoped_release release;  // the list (and so every piece) is kept alive by the caller's reference
     b.out.reserve(total / 3 + 8);
-    for (auto& [p, m] : views) v.encode_piece(p, m, b.out, b.scratch);
+    incbpe::PieceCache& pc = b.cache(v);
+    for (auto& [p, m] : views) pc.encode(v, p, m, b.out, b.scratch);
   }
   nb::list res = to_list(b.out);
   b.end();
@@ -125,7 +134,8 @@ nb::list encode_text(const Vocab& v, nb::handle text, int kind) {
   {
     nb::gil_scoped_release release;  // the caller's reference keeps the buffer alive
     buf.out.reserve(n / 3 + 8);
-    incbpe::split(p, s, n, [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, buf.out, buf.scratch); });
+    incbpe::PieceCache& pc = buf.cache(v);
+    incbpe::split(p, s, n, [&](size_t a, size_t b) { pc.encode(v, s + a, b - a, buf.out, buf.scratch); });
   }
   nb::list res = to_list(buf.out);
   buf.end();
@@ -151,11 +161,12 @@ nb::list encode_text_batch(const Vocab& v, const nb::list& texts, int kind, int 
         // each thread encodes into its own buffer and copies the result out once: pushing into outs[i] directly
         // would write vector headers that share cache lines with the other thread's (false sharing)
         std::vector<uint32_t> scratch, buf;
+        incbpe::PieceCache pc;
         for (size_t i; !failed && (i = next.fetch_add(1)) < views.size();) {
           const uint8_t* s = views[i].first;
           buf.clear();
           incbpe::split(p, s, views[i].second,
-                        [&](size_t a, size_t b) { v.encode_piece(s + a, b - a, buf, scratch); });
+                        [&](size_t a, size_t b) { pc.encode(v, s + a, b - a, buf, scratch); });
           outs[i].assign(buf.begin(), buf.end());
         }
       } catch (...) {
@@ -238,7 +249,7 @@ NB_MODULE(_inc_bpe_native, m) {
            }, nb::arg("id"))
       .def_prop_ro("n_centroid_nodes", &Vocab::n_centroid_nodes)
       .def_prop_ro("n_tiles", &Vocab::n_tiles)
-      .def("encode", [](const Vocab& v, nb::bytes data, bool linear) {
+      .def("encode", [](const Vocab& v, nb::bytes data, bool linear, bool runs) {
              Buffers& b = tls;
              b.begin();
              const uint8_t* p = reinterpret_cast<const uint8_t*>(data.c_str());
@@ -246,13 +257,29 @@ NB_MODULE(_inc_bpe_native, m) {
              {
                nb::gil_scoped_release release;
                b.out.reserve(n / 3 + 8);
-               v.encode_piece(p, n, b.out, b.scratch, linear);
+               v.encode_piece(p, n, b.out, b.scratch, linear, runs);
              }
              nb::list res = to_list(b.out);
              b.end();
              return res;
-           }, nb::arg("data"), nb::arg("linear") = false,
-           "BPE of one byte string (no pre-tokenization); linear=True: longest-first candidate scan, not centroid.")
+           }, nb::arg("data"), nb::arg("linear") = false, nb::arg("runs") = true,
+           "BPE of one byte string (no pre-tokenization); linear=True: longest-first candidate scan, not centroid; "
+           "runs=False: no run-length shortcut.")
+      .def("encode_runs", [](const Vocab& v, nb::bytes data, bool all_at_once)
+               -> std::optional<std::pair<nb::list, uint64_t>> {
+             std::vector<uint32_t> out;
+             uint64_t refused = 0;
+             bool ok;
+             {
+               nb::gil_scoped_release release;
+               ok = v.encode_runs(reinterpret_cast<const uint8_t*>(data.c_str()), data.size(), out, &refused,
+                                  all_at_once);
+             }
+             if (!ok) return std::nullopt;
+             return std::make_pair(to_list(out), refused);
+           }, nb::arg("data"), nb::arg("all_at_once") = true,
+           "BPE by the run-length shortcut alone (any length) and the number of refused all-at-once merges, or None "
+           "where it declines (too many runs, budget); all_at_once=False merges one pair at a time.")
       .def("encode_pieces", &encode_pieces, nb::arg("pieces"),
            "BPE of each piece (str as UTF-8, or bytes), concatenated.")
       .def("encode_text", &encode_text, nb::arg("text"), nb::arg("pattern"),
