@@ -73,7 +73,7 @@ def test_planted_rules_both_ways():
 
 
 def test_cross_modal_needs_a_learnt_moment_question():
-    """A moment question answered near chance loses nothing under compression: the claim must not hold on it."""
+    """A moment question answered near chance loses nothing under compression: the claim is undecided on it."""
     from icml26.registry import get_paper  # noqa: PLC0415
     from support.planted import load_planted  # noqa: PLC0415
 
@@ -82,8 +82,9 @@ def test_cross_modal_needs_a_learnt_moment_question():
     acc = mod.sweep(0.90, 0.8, cross=0.30)
     acc["full", 1.0] = mod.flat(0.99, cross=0.30)
     j = RULES[spec.id](rows=mod.table(acc), bars=spec.bar_map)
-    assert j.verdict.value == "fails"
+    assert j.verdict.value == "inconclusive"
     assert "trained" in j.reason
+
 
 def test_relevance_is_the_lms_first_layer_attention():
     """Oracle for stage (i): r_j equals the LM's own first-layer attention from the question's tokens to the

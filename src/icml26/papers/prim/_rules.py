@@ -13,6 +13,8 @@ trains its own toy LM and draws its own evaluation clips).
   averaged over the budgets, is non-inferior (``drop_margin``) to its drop on each single-modality question.
 - ``prefill_speedup`` (timed): the paired CI of full / compressed LM prefill seconds meets ``speedup``, and that of
   the whole pipeline (embedding, PRIM's scoring and plan included) meets ``end_to_end_speedup``.
+
+A missed trained-accuracy precondition makes the first three ``inconclusive``: it is about our toy LM, not the claim.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.claims import Bar
+from icml26.claims import Bar, Verdict
 from icml26.common.stats import bootstrap_ci, ratio_ci
 from icml26.verdicts import MIN_SEEDS, Judgement, against_bar, all_of, non_inferior
 
@@ -55,6 +57,16 @@ def _trained(rows: Sequence[Mapping[str, Any]], bars: Mapping[str, Bar]) -> Judg
                        bars["trained_accuracy"], n=len(seeds), min_n=MIN_SEEDS)
 
 
+def _gated(parts: Mapping[str, Judgement], j: Judgement, measured: Mapping[str, Any]) -> Judgement:
+    """``j`` with ``measured`` when the trained-model precondition holds; otherwise ``inconclusive``: the toy LM
+    our claim runs on has not learnt what the claim compresses, which says nothing about the paper."""
+    trained = parts["trained"]
+    if trained.verdict is not Verdict.HOLDS:
+        return Judgement(Verdict.INCONCLUSIVE, f"the trained-model precondition is not met ({trained.reason}), so the "
+                         f"comparisons cannot decide; they measured {j.reason}", measured)
+    return Judgement(j.verdict, j.reason, measured)
+
+
 def judge_tradeoff(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
     """``superior_tradeoff`` (module docstring)."""
     seeds = _seeds(rows)
@@ -69,17 +81,18 @@ def judge_tradeoff(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]
     j = all_of(parts, what="(budget, baseline) pairs and the trained-model check")
     acc = {f"{m}@{b:.3g}": float(np.mean([accuracy(rows, m, b, s) for s in seeds]))
            for b in budgets for m in ("prim", *baselines)}
-    return Judgement(j.verdict, j.reason, {**j.measured, "mean_accuracy": acc})
+    return _gated(parts, j, {**j.measured, "mean_accuracy": acc})
 
 
 def judge_retention(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar], budget: float) -> Judgement:
     """``retains_full_accuracy`` (module docstring)."""
     seeds = _seeds(rows)
     ratio = [accuracy(rows, "prim", budget, s) / accuracy(rows, "full", 1.0, s) for s in seeds]
-    j = all_of({"trained": _trained(rows, bars),
-                "retention": against_bar(f"PRIM@{budget:.3g} / full accuracy", _ci(ratio), bars["retention"],
-                                         n=len(seeds), min_n=MIN_SEEDS)}, what="parts")
-    return Judgement(j.verdict, j.reason, {**j.measured, "ratio_per_seed": ratio})
+    parts = {"trained": _trained(rows, bars),
+             "retention": against_bar(f"PRIM@{budget:.3g} / full accuracy", _ci(ratio), bars["retention"],
+                                      n=len(seeds), min_n=MIN_SEEDS)}
+    j = all_of(parts, what="parts")
+    return _gated(parts, j, {**j.measured, "ratio_per_seed": ratio})
 
 
 def judge_cross_modal(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
@@ -103,7 +116,7 @@ def judge_cross_modal(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, B
                                             n=len(seeds), min_n=MIN_SEEDS)
     j = all_of(parts, what="single-modality comparisons and the trained check", show=len(parts))
     drops = {q: float(np.mean([drop(q, s) for s in seeds])) for q in questions}
-    return Judgement(j.verdict, j.reason, {**j.measured, "mean_drop": drops})
+    return _gated(parts, j, {**j.measured, "mean_drop": drops})
 
 
 def judge_speedup(full_s: Sequence[float], compressed_s: Sequence[float], *, full_total_s: Sequence[float],
