@@ -37,7 +37,7 @@ def _missing_models(cfg: ClaimConfig) -> ClaimResult | None:
 
 
 def _rows(cfg: ClaimConfig, ctx: Context) -> list[dict[str, Any]]:
-    return ctx.shared(edit_rows, cfg.edit, tuple(ctx.seeds))
+    return ctx.shared(edit_rows, cfg.edit, tuple(ctx.seeds), ctx.mapper)
 
 
 def _means(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:

@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -232,28 +233,31 @@ def _key(cfg: EditConfig, seed: int) -> dict[str, Any]:
             "transformers": importlib.metadata.version("transformers")}
 
 
-def edit_rows(cfg: EditConfig, seeds: tuple[int, ...]) -> list[dict[str, Any]]:
+@lru_cache(maxsize=1)
+def _setup_once(cfg: EditConfig) -> _Setup:
+    """The model, pools and probes of ``cfg``, built once per process (a ``ctx.map`` worker runs several seeds)."""
+    return _setup(cfg)
+
+
+def seed_rows(cfg: EditConfig, seed: int) -> list[dict[str, Any]]:
+    """The rows of one seed (forget set) of :func:`edit_rows`, cached under the cache folder when there is one."""
+    root = cache_root(None)
+    if root is None:
+        return _seed_rows(_setup_once(cfg), cfg, seed)
+    name = f"rows-{cfg.model}-{corpus_digest([json.dumps(_key(cfg, seed), sort_keys=True)])[:16]}"
+
+    def build(folder: Path) -> None:
+        (folder / "rows.json").write_text(json.dumps(_seed_rows(_setup_once(cfg), cfg, seed)), encoding="utf-8")
+
+    folder = materialise(root / "zerounlearn" / name, key=_key(cfg, seed), build=build)
+    return json.loads((folder / "rows.json").read_text(encoding="utf-8"))
+
+
+def edit_rows(cfg: EditConfig, seeds: tuple[int, ...], mapper: Any = None) -> list[dict[str, Any]]:
     """Rows ``{seed, method, efficacy, generalisation, specificity, perplexity, eos, seconds, ...}`` for every seed
     (forget set) and method of ``cfg`` [P27] (Sec. 4's protocol at our scale); cached per seed under the cache folder
-    when there is one."""
-    root = cache_root(None)
-    setup: list[_Setup] = []
-
-    def run(seed: int) -> list[dict[str, Any]]:
-        if not setup:
-            setup.append(_setup(cfg))
-        return _seed_rows(setup[0], cfg, seed)
-
-    out: list[dict[str, Any]] = []
-    for seed in seeds:
-        if root is None:
-            out += run(seed)
-            continue
-        name = f"rows-{cfg.model}-{corpus_digest([json.dumps(_key(cfg, seed), sort_keys=True)])[:16]}"
-
-        def build(folder: Path, seed: int = seed) -> None:
-            (folder / "rows.json").write_text(json.dumps(run(seed)), encoding="utf-8")
-
-        folder = materialise(root / "zerounlearn" / name, key=_key(cfg, seed), build=build)
-        out += json.loads((folder / "rows.json").read_text(encoding="utf-8"))
-    return out
+    when there is one. ``mapper`` (``map(fn, items) -> list``, e.g. a claim's ``ctx.mapper``) runs the seeds in
+    parallel; each worker builds the model and probes once."""
+    fn = partial(seed_rows, cfg)
+    per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
+    return [row for rows in per_seed for row in rows]

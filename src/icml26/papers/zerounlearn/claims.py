@@ -34,7 +34,7 @@ class ClaimConfig:
 
 BUDGETS = {
     "smoke": Budget(ClaimConfig(SMOKE), seeds=1, expected_s=8),
-    # the first claim run computes the shared rows (331 s of CPU time on one idle thread); the others read them
+    # the first claim run computes the shared rows (248 s wall on 2 idle cores, seeds on two workers); the others read them
     "small": Budget(ClaimConfig(SMALL), seeds=3, expected_s=300, requires=("models",)),
     "full": Budget(ClaimConfig(FULL), seeds=10, expected_s=4000, requires=("models",)),
 }
