@@ -57,10 +57,9 @@ def _trained(rows: Sequence[Mapping[str, Any]], bars: Mapping[str, Bar]) -> Judg
                        bars["trained_accuracy"], n=len(seeds), min_n=MIN_SEEDS)
 
 
-def _gated(parts: Mapping[str, Judgement], j: Judgement, measured: Mapping[str, Any]) -> Judgement:
-    """``j`` with ``measured`` when the trained-model precondition holds; otherwise ``inconclusive``: the toy LM
-    our claim runs on has not learnt what the claim compresses, which says nothing about the paper."""
-    trained = parts["trained"]
+def _gated(trained: Judgement, j: Judgement, measured: Mapping[str, Any]) -> Judgement:
+    """``j`` with ``measured`` when the ``trained`` precondition holds; otherwise ``inconclusive``: the toy LM our
+    claim runs on has not learnt what the claim compresses, which says nothing about the paper."""
     if trained.verdict is not Verdict.HOLDS:
         return Judgement(Verdict.INCONCLUSIVE, f"the trained-model precondition is not met ({trained.reason}), so the "
                          f"comparisons cannot decide; they measured {j.reason}", measured)
@@ -81,7 +80,7 @@ def judge_tradeoff(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]
     j = all_of(parts, what="(budget, baseline) pairs and the trained-model check")
     acc = {f"{m}@{b:.3g}": float(np.mean([accuracy(rows, m, b, s) for s in seeds]))
            for b in budgets for m in ("prim", *baselines)}
-    return _gated(parts, j, {**j.measured, "mean_accuracy": acc})
+    return _gated(parts["trained"], j, {**j.measured, "mean_accuracy": acc})
 
 
 def judge_retention(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar], budget: float) -> Judgement:
@@ -92,7 +91,7 @@ def judge_retention(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar
              "retention": against_bar(f"PRIM@{budget:.3g} / full accuracy", _ci(ratio), bars["retention"],
                                       n=len(seeds), min_n=MIN_SEEDS)}
     j = all_of(parts, what="parts")
-    return _gated(parts, j, {**j.measured, "ratio_per_seed": ratio})
+    return _gated(parts["trained"], j, {**j.measured, "ratio_per_seed": ratio})
 
 
 def judge_cross_modal(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, Bar]) -> Judgement:
@@ -116,7 +115,7 @@ def judge_cross_modal(rows: Sequence[Mapping[str, Any]], *, bars: Mapping[str, B
                                             n=len(seeds), min_n=MIN_SEEDS)
     j = all_of(parts, what="single-modality comparisons and the trained check", show=len(parts))
     drops = {q: float(np.mean([drop(q, s) for s in seeds])) for q in questions}
-    return _gated(parts, j, {**j.measured, "mean_drop": drops})
+    return _gated(parts["trained"], j, {**j.measured, "mean_drop": drops})
 
 
 def judge_speedup(full_s: Sequence[float], compressed_s: Sequence[float], *, full_total_s: Sequence[float],

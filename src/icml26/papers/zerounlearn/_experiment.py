@@ -239,7 +239,7 @@ def _setup_once(cfg: EditConfig) -> _Setup:
     return _setup(cfg)
 
 
-def seed_rows(cfg: EditConfig, seed: int) -> list[dict[str, Any]]:
+def _cached_seed_rows(cfg: EditConfig, seed: int) -> list[dict[str, Any]]:
     """The rows of one seed (forget set) of :func:`edit_rows`, cached under the cache folder when there is one."""
     root = cache_root(None)
     if root is None:
@@ -258,6 +258,6 @@ def edit_rows(cfg: EditConfig, seeds: tuple[int, ...], mapper: Any = None) -> li
     (forget set) and method of ``cfg`` [P27] (Sec. 4's protocol at our scale); cached per seed under the cache folder
     when there is one. ``mapper`` (``map(fn, items) -> list``, e.g. a claim's ``ctx.mapper``) runs the seeds in
     parallel; each worker builds the model and probes once."""
-    fn = partial(seed_rows, cfg)
+    fn = partial(_cached_seed_rows, cfg)
     per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
     return [row for rows in per_seed for row in rows]
