@@ -11,6 +11,8 @@ from icml26.papers.kistego import (
     encode_shares,
     extract,
     floyd_steinberg,
+    layout_auc,
+    projection_layout,
     psnr,
     reconstruct,
     ssim,
@@ -22,10 +24,15 @@ _prior = GaussianProcessPrior(8, length_scale=2.0)
 _shares = encode_shares(_img, factor=4)
 _stego = np.clip(_img + 0.0, 0, 1)
 _bits = _shares.bits.astype(float)
+_reference = np.clip(_img[None] + np.linspace(-0.1, 0.1, 12)[:, None, None] * np.cos(np.arange(8))[None, :, None], 0, 1)
+
+_layout = projection_layout(_reference, bits_shape=(2, 2))
 
 ENTRY_POINTS = [
     Entry("encode_shares", encode_shares, valid={"secret": _img, "factor": 2, "halftone": "floyd_steinberg"},
           kinds={"secret": "array", "factor": "int", "halftone": "str"}),
+    Entry("projection_layout", projection_layout, valid={"reference": _reference, "bits_shape": (2, 2)},
+          kinds={"reference": "array"}),
     Entry("downsample", downsample, valid={"image": _img, "factor": 2}, kinds={"image": "array", "factor": "int"}),
     Entry("floyd_steinberg", floyd_steinberg, valid={"image": _img}, kinds={"image": "array"}),
     Entry("extract", extract, valid={"stego": _stego, "cell": 2}, kinds={"stego": "array", "cell": "int"}),
@@ -41,6 +48,9 @@ ENTRY_POINTS = [
           kinds={"image": "array", "quality": "int", "noise": "nonneg", "seed": "seed"}),
     Entry("descreen", descreen, valid={"bits": _bits, "factor": 4, "method": "blur", "size": 1.0},
           kinds={"bits": "array", "factor": "int", "method": "str", "size": "posreal"}),
+    Entry("layout_auc", layout_auc, valid={"covers": _reference[:6], "stegos": _reference[6:], "layout": _layout,
+                                           "folds": 2, "seed": 0},
+          kinds={"covers": "array", "stegos": "array", "folds": "int", "seed": "seed"}),
     Entry("psnr", psnr, valid={"estimate": _img, "reference": _img[::-1]},
           kinds={"estimate": "array", "reference": "array"}),
     Entry("ssim", ssim, valid={"estimate": _img, "reference": _img[::-1]},

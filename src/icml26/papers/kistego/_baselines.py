@@ -3,9 +3,12 @@
 - :func:`descreen`: a continuous-tone estimate from binary shares by a Gaussian blur or a median filter of B̂, then
   bilinear upsampling by the factor f (classic inverse halftoning).
 - :func:`keyed_hide` / :func:`keyed_reveal`: a CRoSS-style scheme (Yu et al. 2023) with a DiffStega-style key: the
-  secret is DDIM-inverted to noise, the noise is permuted and sign-flipped by a generator seeded with ``key``, and
-  the stego is the DDIM generation from it; the receiver inverts the stego, undoes the key's scrambling and
-  generates the secret. Our reconstruction of the key-dependent family the abstract contrasts KIStego with.
+  secret is DDIM-inverted to x_t, x_t is permuted and sign-flipped by a generator seeded with ``key``, and the stego
+  is the deterministic DDIM generation from it; the receiver inverts the stego, undoes the key's scrambling and
+  generates the secret. Our reconstruction of the key-dependent family the abstract contrasts KIStego with. The
+  sampler runs unclipped so that :func:`ddim_invert` is its exact inverse; the unclipped sampler of a small prior
+  leaves the image range when started from full noise, so the scheme starts at a partial depth (half the schedule,
+  ᾱ ≈ 0.08 for the linear schedule), as SDEdit-style editors do.
 """
 
 from __future__ import annotations
@@ -37,20 +40,28 @@ def descreen(bits: np.ndarray, *, factor: int, method: str = "blur", size: float
     return up.clamp(0, 1).numpy().astype(np.float64)
 
 
-def ddim_invert(prior: DiffusionPrior, x0: Tensor, *, steps: int) -> Tensor:
-    """Deterministic DDIM inversion x_0 -> x_T on the sampler's step grid ([P22] baseline; CRoSS's key step)."""
-    ts = step_grid(int(prior.alpha_bar.shape[0]), steps)[::-1]
+def ddim_invert(prior: DiffusionPrior, x0: Tensor, *, steps: int, iterations: int = 4) -> Tensor:
+    """Inverse of the deterministic DDIM sampler (η = 0, unclipped) on its step grid ([P22] baseline; CRoSS's key
+    step): x_T such that ``guided_sample(prior, x_T=x_T, eta=0, clip=False)`` returns ``x0``.
+
+    Each sampler step x_{t'} = sqrt(ᾱ_{t'}) x̂_0(x_t) + sqrt(1 - ᾱ_{t'}) ε̂(x_t) is solved for x_t by fixed-point
+    iteration on ε̂ (``iterations`` refinements, started from ε̂ at x_{t'}; 0 is the usual approximate inversion).
+    """
+    its = int_at_least(iterations, "iterations", 0)
+    ts = step_grid(int(prior.alpha_bar.shape[0]), steps)  # the sampler's order: noisiest first
+    pairs = [(ts[i + 1] if i + 1 < len(ts) else -1, t) for i, t in enumerate(ts)][::-1]
     x = x0.detach().clone().float()
-    prev_ab = torch.tensor(1.0)
     with torch.no_grad():
-        for t in ts:
-            # the ε at the current point drives the step to the next (noisier) time
+        for t_next, t in pairs:
             ab = prior.alpha_bar[t]
+            ab_next = prior.alpha_bar[t_next] if t_next >= 0 else torch.tensor(1.0)
             tt = torch.full((x.shape[0],), t, dtype=torch.long)
-            eps = prior.denoise(x, tt)
-            x0_hat = (x - (1 - prev_ab).sqrt() * eps) / prev_ab.sqrt()
-            x = ab.sqrt() * x0_hat + (1 - ab).sqrt() * eps
-            prev_ab = ab
+            y, eps = x, prior.denoise(x, tt)
+            for k in range(its + 1):
+                x0_hat = (y - (1 - ab_next).sqrt() * eps) / ab_next.sqrt()
+                x = ab.sqrt() * x0_hat + (1 - ab).sqrt() * eps
+                if k < its:
+                    eps = prior.denoise(x, tt)
     return x
 
 
@@ -74,17 +85,39 @@ def _to_model(images: np.ndarray, name: str) -> Tensor:
     return torch.as_tensor(a, dtype=torch.float32).unsqueeze(1) * 2 - 1
 
 
-def keyed_hide(secrets: np.ndarray, prior: DiffusionPrior, *, key: int, steps: int) -> np.ndarray:
-    """Key-dependent baseline of [P22] (module docstring): (n, H, W) secrets -> (n, H, W) stego images in [0, 1]."""
-    k = int_at_least(key, "key", 0)
-    z = ddim_invert(prior, _to_model(secrets, "secrets"), steps=steps)
-    x = guided_sample(prior, n=z.shape[0], steps=steps, seed=0, eta=0.0, x_T=_scramble(z, k, inverse=False))
-    return ((x[:, 0] + 1) / 2).numpy().astype(np.float64)
+class _Truncated:
+    """``prior`` restricted to its first ``steps`` diffusion times: sampling starts from x_t, t = ``steps`` - 1."""
+
+    def __init__(self, prior: DiffusionPrior, steps: int) -> None:
+        self.prior, self.shape, self.alpha_bar = prior, prior.shape, prior.alpha_bar[:steps]
+
+    def denoise(self, x_t: Tensor, t: Tensor) -> Tensor:
+        return self.prior.denoise(x_t, t)
 
 
-def keyed_reveal(stegos: np.ndarray, prior: DiffusionPrior, *, key: int, steps: int) -> np.ndarray:
-    """The receiver of [P22]'s key-dependent baseline: invert, unscramble with ``key``, generate the secret."""
+def _keyed_map(images: np.ndarray, name: str, prior: DiffusionPrior, *, key: int, steps: int, depth: float,
+               inverse: bool) -> np.ndarray:
     k = int_at_least(key, "key", 0)
-    z = ddim_invert(prior, _to_model(stegos, "stegos"), steps=steps)
-    x = guided_sample(prior, n=z.shape[0], steps=steps, seed=0, eta=0.0, x_T=_scramble(z, k, inverse=True))
-    return ((x[:, 0] + 1) / 2).numpy().astype(np.float64)
+    d = real(depth, "depth", lo=0.0, lo_open=True, hi=1.0)
+    T = int(prior.alpha_bar.shape[0])
+    part = _Truncated(prior, max(2, int(round(d * T))))
+    n = positive_int(steps, "steps", hi=int(part.alpha_bar.shape[0]))
+    z = ddim_invert(part, _to_model(images, name), steps=n)
+    x = guided_sample(part, n=z.shape[0], steps=n, seed=0, eta=0.0, x_T=_scramble(z, k, inverse=inverse), clip=False)
+    return ((x[:, 0] + 1) / 2).clamp(0, 1).numpy().astype(np.float64)
+
+
+def keyed_hide(secrets: np.ndarray, prior: DiffusionPrior, *, key: int, steps: int, depth: float = 0.5
+               ) -> np.ndarray:
+    """Key-dependent baseline of [P22] (module docstring): (n, H, W) secrets -> (n, H, W) stego images in [0, 1].
+
+    The secret is inverted exactly (:func:`ddim_invert`) to the time ``depth`` T of the schedule, scrambled with
+    ``key`` and generated back by the unclipped deterministic sampler, whose exact inverse the receiver runs.
+    """
+    return _keyed_map(secrets, "secrets", prior, key=key, steps=steps, depth=depth, inverse=False)
+
+
+def keyed_reveal(stegos: np.ndarray, prior: DiffusionPrior, *, key: int, steps: int, depth: float = 0.5
+                 ) -> np.ndarray:
+    """The receiver of [P22]'s key-dependent baseline: invert to ``depth`` T, unscramble with ``key``, generate."""
+    return _keyed_map(stegos, "stegos", prior, key=key, steps=steps, depth=depth, inverse=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml26.common.validation import choice, positive_int, real_array
+from icml26.papers.kistego._adaptive import ProjectionLayout, projection_soft_bits
 
 __all__ = ["HALFTONES", "PairLayout", "Shares", "downsample", "encode_shares", "extract", "floyd_steinberg",
            "pair_layout", "threshold_halftone"]
@@ -177,12 +178,21 @@ def soft_bits(image: np.ndarray, layout: PairLayout) -> np.ndarray:
     return d.mean(axis=-2).reshape(*image.shape[:-2], *layout.bits_shape)
 
 
-def extract(stego: np.ndarray, *, cell: int = 2, bits_shape: tuple[int, int] | None = None) -> np.ndarray:
+def extract(stego: np.ndarray, *, cell: int = 2, bits_shape: tuple[int, int] | None = None,
+            layout: PairLayout | ProjectionLayout | None = None) -> np.ndarray:
     """[P22] key-independent extraction: B̂ = 1[black-site mean > white-site mean], soft-majority over repeats.
 
     Deterministic: no key, seed, prompt or inversion; ``cell`` and ``bits_shape`` are the public format (the same
-    defaults as :func:`pair_layout`). Returns a uint8 (h, w) array of 0/1.
+    defaults as :func:`pair_layout`). ``layout`` replaces them: a :class:`PairLayout`, or the adaptive
+    :class:`~icml26.papers.kistego.ProjectionLayout` (B̂_j from the sign of a principal-direction projection).
+    Returns a uint8 (h, w) array of 0/1.
     """
     x = _image(stego, "stego")
-    layout = pair_layout((x.shape[0], x.shape[1]), cell=cell, bits_shape=bits_shape)
-    return (soft_bits(x, layout) > 0).astype(np.uint8)
+    if isinstance(layout, ProjectionLayout):
+        return (projection_soft_bits(x, layout) > 0).astype(np.uint8)
+    if layout is not None and not isinstance(layout, PairLayout):
+        raise TypeError(f"layout must be a PairLayout or a ProjectionLayout, got {type(layout).__name__}")
+    lay = layout or pair_layout((x.shape[0], x.shape[1]), cell=cell, bits_shape=bits_shape)
+    if lay.image_shape != x.shape:
+        raise ValueError(f"stego of shape {x.shape} does not match the layout's {lay.image_shape}")
+    return (soft_bits(x, lay) > 0).astype(np.uint8)

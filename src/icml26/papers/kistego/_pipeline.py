@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from icml26.common.validation import choice, int_at_least, positive_int, real, real_array
+from icml26.papers.kistego._adaptive import ProjectionLayout, projection_loss
 from icml26.papers.kistego._halftone import PairLayout, Shares, pair_layout
 from icml26.papers.kistego._priors import DiffusionPrior
 from icml26.papers.kistego._sampler import guided_sample
@@ -56,7 +57,8 @@ def _as_bits(shares: Shares | Sequence[Shares]) -> tuple[np.ndarray, bool]:
 
 
 def embed(shares: Shares | Sequence[Shares], prior: DiffusionPrior, *, steps: int, guidance: float, seed: int,
-          cell: int = 2, margin: float = 0.1) -> np.ndarray:
+          cell: int = 2, margin: float = 0.1, layout: ProjectionLayout | None = None,
+          guide_fraction: float = 1.0) -> np.ndarray:
     """[P22] stego generation: sample from ``prior`` under structural guidance so that :func:`extract` reads the bits.
 
     Args:
@@ -64,23 +66,44 @@ def embed(shares: Shares | Sequence[Shares], prior: DiffusionPrior, *, steps: in
             default layout of :func:`pair_layout` for the prior's image shape, or must match ``bits_shape`` there.
         prior: any :class:`DiffusionPrior`.
         steps: sampling steps.
-        guidance: the step ζ of the guidance.
+        guidance: the step ζ of the guidance (pair layout: DPS step on x_t; adaptive layout: the fraction of each
+            violated margin closed per step on x̂_0, 1 = exactly to the margin).
         seed: the sampler's noise.
-        cell: site size in pixels (public format).
-        margin: the luminance gap aimed at, in [0, 1] image units.
+        cell: site size in pixels (public format of the pair layout).
+        margin: the gap aimed at, in [0, 1] image units: between paired sites (pair layout, at most 0.5) or of
+            each projection beyond its threshold (adaptive layout).
+        layout: ``None`` for the pair layout, or a :class:`~icml26.papers.kistego.ProjectionLayout` (adaptive:
+            margin guidance on x̂_0 through :func:`~icml26.papers.kistego.projection_loss`).
+        guide_fraction: guide only this first (noisiest) fraction of the steps.
 
     Returns:
         stego image(s) in [0, 1].
     """
     bits, single = _as_bits(shares)
-    m = real(margin, "margin", lo=0.0, lo_open=True, hi=0.5)
-    layout = pair_layout(prior.shape, cell=cell, bits_shape=(bits.shape[1], bits.shape[2]))
     b = torch.as_tensor(bits.reshape(bits.shape[0], -1))
+    if layout is not None:
+        if not isinstance(layout, ProjectionLayout):
+            raise TypeError(f"layout must be a ProjectionLayout or None, got {type(layout).__name__}")
+        if layout.bits_shape != bits.shape[1:] or layout.image_shape != prior.shape:
+            raise ValueError(f"layout carries {layout.bits_shape} bits in {layout.image_shape} images; shares are "
+                             f"{bits.shape[1:]} and the prior makes {prior.shape}")
+        mp = real(margin, "margin", lo=0.0, lo_open=True)
+
+        def ploss(x0: Tensor) -> Tensor:
+            return projection_loss(x0, b, layout, margin=mp)
+
+        x = guided_sample(prior, n=bits.shape[0], steps=steps, seed=seed, loss=ploss, guidance=guidance,
+                          guide_fraction=guide_fraction, space="x0")
+        out = ((x[:, 0] + 1) / 2).clamp(0, 1).numpy().astype(np.float64)
+        return out[0] if single else out
+    m = real(margin, "margin", lo=0.0, lo_open=True, hi=0.5)
+    pairs = pair_layout(prior.shape, cell=cell, bits_shape=(bits.shape[1], bits.shape[2]))
 
     def loss(x0: Tensor) -> Tensor:
-        return structural_loss(x0, b, layout, margin=2 * m)
+        return structural_loss(x0, b, pairs, margin=2 * m)
 
-    x = guided_sample(prior, n=bits.shape[0], steps=steps, seed=seed, loss=loss, guidance=guidance)
+    x = guided_sample(prior, n=bits.shape[0], steps=steps, seed=seed, loss=loss, guidance=guidance,
+                      guide_fraction=guide_fraction)
     out = ((x[:, 0] + 1) / 2).clamp(0, 1).numpy().astype(np.float64)
     return out[0] if single else out
 

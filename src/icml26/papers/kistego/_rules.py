@@ -10,7 +10,7 @@
   {"psnr", "ssim"}}}``. The strongest baseline is the one with the highest mean PSNR on these very rows (an
   oracle-tuned baseline); the paired PSNR gain must meet ``psnr_gain`` and the paired SSIM gain ``ssim_gain``.
 - ``steganalysis_chance``: rows are one (seed, detector) each, ``{"seed", "detector", "auc"}``, optionally with
-  ``"strength"`` and ``"operating"`` (a sweep over embedding strengths): only rows at the operating point
+  ``"layout"``, ``"strength"`` and ``"operating"`` (a sweep over embedding points): only rows at the operating point
   (``operating`` true; rows without the key count) are judged; for every detector the mean AUC over seeds (bootstrap
   CI over seeds) must meet ``auc``.
 """

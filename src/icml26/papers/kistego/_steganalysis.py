@@ -1,8 +1,12 @@
 """Steganalysers for [P22]'s indistinguishability check: can a detector tell stego images from plain samples?
 
-Both work on noise residuals r = x - median3x3(x) (the usual first step of steganalysis, after SRM-style filters):
+Two work on noise residuals r = x - median3x3(x) (the usual first step of steganalysis, after SRM-style filters):
 - :func:`residual_features` + logistic regression (scikit-learn), scored by k-fold cross-validated ROC AUC;
 - a small CNN on residuals (two conv layers, global average pooling), trained on one half and scored on the other.
+The third knows the public layout (Kerckhoffs: extraction needs no key, so an adversary reads the shares exactly as
+the receiver does): :func:`readout_features` (the sorted magnitudes of the layout's soft bits, how confidently
+each bit reads) + the same cross-validated logistic regression (:func:`layout_auc`). Guidance that pushes every bit
+beyond a margin leaves stego images without bits near their threshold, which unguided samples have.
 An AUC of 1/2 is chance. Our reconstruction: the abstract names no steganalyser.
 """
 
@@ -15,8 +19,10 @@ from scipy.ndimage import median_filter
 from torch import nn
 
 from icml26.common.validation import int_at_least, positive_int, real_array
+from icml26.papers.kistego._adaptive import ProjectionLayout, projection_soft_bits
+from icml26.papers.kistego._halftone import PairLayout, soft_bits
 
-__all__ = ["cnn_auc", "logistic_auc", "residual_features"]
+__all__ = ["cnn_auc", "layout_auc", "logistic_auc", "readout_features", "residual_features"]
 
 
 def _pair(covers: np.ndarray, stegos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -46,20 +52,50 @@ def residual_features(images: np.ndarray) -> np.ndarray:
     return np.concatenate([r.reshape(n, -1), stats], axis=1)
 
 
-def logistic_auc(covers: np.ndarray, stegos: np.ndarray, *, folds: int = 5, seed: int) -> float:
-    """Cross-validated ROC AUC of a standardised logistic regression on :func:`residual_features` ([P22] check)."""
+def _cv_logistic_auc(features: np.ndarray, y: np.ndarray, folds: int, seed: int) -> float:
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    x, y = _pair(covers, stegos)
     k = int_at_least(folds, "folds", 2)
     cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=int_at_least(seed, "seed", 0))
     clf = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=2000))
-    p = np.asarray(cross_val_predict(clf, residual_features(x), y, cv=cv, method="predict_proba"))[:, 1]
+    p = np.asarray(cross_val_predict(clf, features, y, cv=cv, method="predict_proba"))[:, 1]
     return float(roc_auc_score(y, p))
+
+
+def logistic_auc(covers: np.ndarray, stegos: np.ndarray, *, folds: int = 5, seed: int) -> float:
+    """Cross-validated ROC AUC of a standardised logistic regression on :func:`residual_features` ([P22] check)."""
+    x, y = _pair(covers, stegos)
+    return _cv_logistic_auc(residual_features(x), y, folds, seed)
+
+
+def readout_features(images: np.ndarray, layout: PairLayout | ProjectionLayout) -> np.ndarray:
+    """Sorted magnitudes of the public read-out's soft bits, (n, bits) ([P22] check; module docstring).
+
+    ``layout``: the :class:`PairLayout` (black-minus-white site differences) or the :class:`ProjectionLayout`
+    (projections minus thresholds) the stego images were written in; it is public, so the adversary has it.
+    """
+    x = real_array(images, "images", ndim=3)
+    if isinstance(layout, ProjectionLayout):
+        soft = projection_soft_bits(x, layout)
+    elif isinstance(layout, PairLayout):
+        if x.shape[1:] != layout.image_shape:
+            raise ValueError(f"images of shape {x.shape[1:]} do not match the layout's {layout.image_shape}")
+        soft = soft_bits(x, layout)
+    else:
+        raise TypeError(f"layout must be a PairLayout or a ProjectionLayout, got {type(layout).__name__}")
+    return np.sort(np.abs(soft.reshape(x.shape[0], -1)), axis=1)
+
+
+def layout_auc(covers: np.ndarray, stegos: np.ndarray, *, layout: PairLayout | ProjectionLayout, folds: int = 5,
+               seed: int) -> float:
+    """Cross-validated ROC AUC of a logistic regression on :func:`readout_features`: the steganalyser of [P22]'s
+    check that knows the public layout (module docstring)."""
+    x, y = _pair(covers, stegos)
+    return _cv_logistic_auc(readout_features(x, layout), y, folds, seed)
 
 
 class _ResidualCNN(nn.Module):
