@@ -282,7 +282,7 @@ void Vocab::encode_piece(const uint8_t* s, size_t m, std::vector<uint32_t>& out,
   const int64_t hit = lookup_.find(reinterpret_cast<const char*>(s), m);
   if (hit >= 0) { out.push_back(static_cast<uint32_t>(hit)); return; }
   if (runs && m >= kRunMin && encode_runs(s, m, out)) return;
-  scratch.resize(2 * (m + 1));
+  if (scratch.size() < 2 * (m + 1)) scratch.resize(2 * (m + 1));  // only grown: resizing down and up refills
   uint32_t* last = scratch.data();     // last[n]: the last token of BPE(s[0, n))
   uint32_t* pids = last + (m + 1);     // pids[n] = pid(last[n])
   last[0] = pids[0] = 0;

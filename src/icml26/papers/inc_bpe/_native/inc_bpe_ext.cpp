@@ -6,6 +6,8 @@
 #include <nanobind/stl/optional.h>
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -25,11 +27,11 @@ namespace {
 
 // Python ints for token ids, created once: a list of n tokens then costs n reference increments and no allocation
 // (fewer page faults on large outputs, and faster on every output).  Only touched with the GIL held.
-nb::list to_list(const std::vector<uint32_t>& ids) {
+nb::list to_list(const uint32_t* ids, size_t n) {
   static std::vector<PyObject*> ints;
   uint32_t mx = 0;
-  for (uint32_t id : ids) mx = std::max(mx, id);
-  if (!ids.empty() && mx >= ints.size()) {
+  for (size_t i = 0; i < n; ++i) mx = std::max(mx, ids[i]);
+  if (n > 0 && mx >= ints.size()) {
     const size_t old = ints.size();
     ints.resize(size_t(mx) + 1, nullptr);
     for (size_t i = old; i <= mx; ++i) {
@@ -37,19 +39,23 @@ nb::list to_list(const std::vector<uint32_t>& ids) {
       if (!ints[i]) { ints.resize(i); throw nb::python_error(); }
     }
   }
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (!list) throw nb::python_error();
-  for (size_t i = 0; i < ids.size(); ++i) {
-    PyObject* o = ints[ids[i]];
+  PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+  PyObject* const* table = ints.data();
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* o = table[ids[i]];
     Py_INCREF(o);
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), o);
+    items[i] = o;
   }
   return nb::steal<nb::list>(list);
 }
+nb::list to_list(const std::vector<uint32_t>& ids) { return to_list(ids.data(), ids.size()); }
 
 // Per-thread work buffers, reused across calls (large ones are released after use).
 struct Buffers {
   std::vector<uint32_t> out, scratch;
+  incbpe::IdVec text_out;
   incbpe::PieceCache caches[4];  // short-piece caches of the last vocabularies this thread encoded with
   unsigned next_cache = 0;
   incbpe::PieceCache& cache(const Vocab& v) {
@@ -57,9 +63,13 @@ struct Buffers {
       if (c.owner() == v.serial()) return c;
     return caches[next_cache++ % 4];  // filled for v on its first use
   }
-  void begin() { out.clear(); }
+  void begin() {
+    out.clear();
+    text_out.clear();
+  }
   void end() {
     if (out.capacity() > (size_t(1) << 22)) std::vector<uint32_t>().swap(out);
+    if (text_out.capacity() > (size_t(1) << 22)) incbpe::IdVec().swap(text_out);
     if (scratch.capacity() > (size_t(1) << 22)) std::vector<uint32_t>().swap(scratch);
   }
 };
@@ -133,59 +143,90 @@ nb::list encode_text(const Vocab& v, nb::handle text, int kind) {
   buf.begin();
   {
     nb::gil_scoped_release release;  // the caller's reference keeps the buffer alive
-    buf.out.reserve(n / 3 + 8);
-    incbpe::PieceCache& pc = buf.cache(v);
-    incbpe::split(p, s, n, [&](size_t a, size_t b) { pc.encode(v, s + a, b - a, buf.out, buf.scratch); });
+    buf.cache(v).encode_text(v, p, s, n, buf.text_out, buf.scratch);
   }
-  nb::list res = to_list(buf.out);
+  nb::list res = to_list(buf.text_out.data(), buf.text_out.size());
   buf.end();
   return res;
 }
 
-// Many texts at once: pre-tokenize and encode them on `threads` native threads (the calling one included), all
-// without the GIL; the texts are shared read-only, each thread has its own scratch buffer and its own outputs.
+// Piece caches of the batch workers, kept between calls (a worker thread lives for one call; its cache stays warm).
+struct CachePool {
+  std::mutex mu;
+  std::vector<std::unique_ptr<incbpe::PieceCache>> free;
+  std::unique_ptr<incbpe::PieceCache> take() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (free.empty()) return std::make_unique<incbpe::PieceCache>();
+    std::unique_ptr<incbpe::PieceCache> c = std::move(free.back());
+    free.pop_back();
+    return c;
+  }
+  void give(std::unique_ptr<incbpe::PieceCache> c) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (free.size() < 64) free.push_back(std::move(c));
+  }
+};
+CachePool cache_pool;
+
+// Many texts at once: pre-tokenize and encode them on `threads` native threads (the calling one included), without
+// the GIL; the texts are shared read-only and the next text is taken from a shared counter.  The Python lists are
+// built while the others still encode: after each text it encodes, the calling thread takes the GIL and converts
+// every text finished so far, in order, so that the conversion (which needs the GIL) is not a serial tail.
 nb::list encode_text_batch(const Vocab& v, const nb::list& texts, int kind, int threads) {
   const incbpe::Pattern p = pattern_of(kind);
   if (threads < 1) throw nb::value_error("threads must be >= 1");
   std::vector<std::pair<const uint8_t*, size_t>> views;
   views.reserve(nb::len(texts));
   for (nb::handle h : texts) views.push_back(utf8_view(h, "texts: every item"));
-  std::vector<std::vector<uint32_t>> outs(views.size());
+  const size_t n_texts = views.size();
+  std::vector<incbpe::IdVec> outs(n_texts);
+  std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[n_texts > 0 ? n_texts : 1]);
+  for (size_t i = 0; i < n_texts; ++i) ready[i].store(false, std::memory_order_relaxed);
+  PyObject* res = PyList_New(static_cast<Py_ssize_t>(n_texts));  // items filled in order below
+  if (!res) throw nb::python_error();
+  nb::list result = nb::steal<nb::list>(res);
+  size_t converted = 0;
+  auto convert_ready = [&]() {  // with the GIL
+    for (; converted < n_texts && ready[converted].load(std::memory_order_acquire); ++converted) {
+      const incbpe::IdVec& ids = outs[converted];
+      PyList_SET_ITEM(res, static_cast<Py_ssize_t>(converted), to_list(ids.data(), ids.size()).release().ptr());
+      incbpe::IdVec().swap(outs[converted]);
+    }
+  };
+  const size_t n_threads = std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(n_texts, 1));
   std::exception_ptr failure;
   {
     nb::gil_scoped_release release;  // the caller's list keeps every text alive
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
-    auto work = [&]() {
+    auto work = [&](bool caller) {
       try {
-        // each thread encodes into its own buffer and copies the result out once: pushing into outs[i] directly
-        // would write vector headers that share cache lines with the other thread's (false sharing)
-        std::vector<uint32_t> scratch, buf;
-        incbpe::PieceCache pc;
-        for (size_t i; !failed && (i = next.fetch_add(1)) < views.size();) {
-          const uint8_t* s = views[i].first;
+        std::vector<uint32_t> scratch;
+        incbpe::IdVec buf;  // encoded here, then copied out once: outs[i] headers of both threads share lines
+        std::unique_ptr<incbpe::PieceCache> pc = cache_pool.take();
+        for (size_t i; !failed && (i = next.fetch_add(1)) < n_texts;) {
           buf.clear();
-          incbpe::split(p, s, views[i].second,
-                        [&](size_t a, size_t b) { pc.encode(v, s + a, b - a, buf, scratch); });
+          pc->encode_text(v, p, views[i].first, views[i].second, buf, scratch);
           outs[i].assign(buf.begin(), buf.end());
+          ready[i].store(true, std::memory_order_release);
+          if (caller) {
+            nb::gil_scoped_acquire acquire;
+            convert_ready();
+          }
         }
+        cache_pool.give(std::move(pc));
       } catch (...) {
         if (!failed.exchange(true)) failure = std::current_exception();
       }
     };
-    const size_t n_threads = std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(views.size(), 1));
     std::vector<std::thread> pool;
-    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(work);
-    work();
+    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(work, false);
+    work(true);
     for (auto& th : pool) th.join();
   }
   if (failure) std::rethrow_exception(failure);
-  nb::list res;
-  for (auto& o : outs) {
-    res.append(to_list(o));
-    std::vector<uint32_t>().swap(o);
-  }
-  return res;
+  convert_ready();  // every text is ready now
+  return result;
 }
 
 // Piece boundaries [start0, end0, start1, end1, ...] in bytes, or in characters (an invalid byte counts as one

@@ -103,8 +103,10 @@ size_t Scanner::contraction(size_t w) const {
   return 0;
 }
 
+// ---------------------------------------------------------------- general scanner
+
 // '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
-size_t Scanner::cl100k(size_t i) const {
+size_t Scanner::cl100k_general(size_t i) const {
   const Ch c = at(i);
   if (c.cp == '\'') {
     if (const size_t k = contraction(i)) return i + k;
@@ -167,7 +169,7 @@ size_t Scanner::o200k_alt2(size_t j) const {
   return w + contraction(w);
 }
 
-size_t Scanner::o200k(size_t i) const {
+size_t Scanner::o200k_general(size_t i) const {
   const Ch c = at(i);
   const bool has_lead = lead(c);
   if (has_lead) {
