@@ -14,7 +14,10 @@ from icml26.papers.aad1 import (
     dmd_gradient,
     dmd_warmup,
     dsm_loss,
+    imle_init,
+    imle_match,
     make_sprite_videos,
+    render_sprite,
     rollout,
     score_from_x0,
     teacher_sample,
@@ -103,3 +106,64 @@ def test_phases_update_the_student_and_log_probes(kind: str) -> None:
     assert out.shape == (3, 9, 8, 8) and torch.isfinite(out).all() and out.abs().max() <= 1.0
     with pytest.raises(ValueError, match="discriminator"):
         adversarial_distill(g, v, net=NET, discriminator="symmetric", steps=1, batch=2, lr=1e-3, seed=0)
+
+
+def test_imle_match_is_the_brute_force_nearest_candidate() -> None:
+    g = torch.Generator().manual_seed(0)
+    cand, tgt = torch.randn(5, 7, 3, 4, 4, generator=g), torch.randn(5, 3, 4, 4, generator=g)
+    brute = [min(range(7), key=lambda k: float(((cand[b, k] - tgt[b]) ** 2).sum())) for b in range(5)]
+    assert imle_match(cand, tgt).tolist() == brute
+    with pytest.raises(ValueError, match="candidates"):
+        imle_match(cand[:, :, 0], tgt)
+
+
+def test_imle_init_covers_both_modes_instead_of_their_average() -> None:
+    """Two targets per condition (a sprite moved right or left): IMLE fits each by its own noise draw, so the best
+    candidate ends far closer to every target than the modes' average (what plain regression learns) is."""
+    net = NetConfig(frames=3, size=8, student_hidden=16, latent=2)
+    d = make_sprite_videos(64, frames=3, size=8, modes=((1.0, 0.0), (-1.0, 0.0)), sigma=1.2, seed=0)
+    cond, tgt = torch.as_tensor(d.videos[:, 0]).float(), torch.as_tensor(d.videos[:, 1:]).float()
+    g = build(CausalChunkGenerator, net, seed=0)
+    log = imle_init(g, cond, tgt, steps=150, batch=16, lr=3e-3, candidates=8, seed=0)
+    assert len(log.loss) == 150 and np.mean(log.loss[-20:]) < 0.5 * np.mean(log.loss[:20])
+    z = torch.randn(64 * 16, 2, 2, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        cand = g.rollout(cond.repeat_interleave(16, 0), frames=3, noise=z)[:, 1:].reshape(64, 16, 2, 8, 8)
+    best = ((cand - tgt[:, None]) ** 2).mean(dim=(2, 3, 4)).amin(dim=1).mean()
+    steps = np.arange(1, 3)[None, :, None] * np.array([1.0, 0.0])
+    right, left = (torch.as_tensor(render_sprite((d.start[:, None, :] + sign * steps) % 8, size=8, sigma=1.2)).float()
+                   for sign in (1.0, -1.0))
+    average = ((0.5 * (right + left) - tgt) ** 2).mean()
+    assert float(best) < 0.5 * float(average)
+    with pytest.raises(ValueError, match="targets"):
+        imle_init(g, cond, tgt[:10], steps=1, batch=2, lr=1e-3, seed=0)
+
+
+def test_dmd_warmup_continues_a_given_fake_score_in_place() -> None:
+    v = make_sprite_videos(16, frames=4, size=8, modes=((1.0, 0.0),), sigma=1.2, seed=0).videos
+    teacher = build(VideoDenoiser, NET, seed=0)
+    fake = build(VideoDenoiser, NET, seed=3)
+    before = [p.detach().clone() for p in fake.parameters()]
+    t0 = [p.detach().clone() for p in teacher.parameters()]
+    g = build(CausalChunkGenerator, NET, seed=1)
+    dmd_warmup(g, teacher, v, net=NET, steps=2, batch=4, lr=1e-3, fake=fake, probe_every=5, seed=0)  # type: ignore
+    assert any(not torch.equal(a, b) for a, b in zip(before, fake.parameters()))  # trained in place
+    assert all(torch.equal(a, b) for a, b in zip(t0, teacher.parameters()))  # the teacher stays frozen
+    with pytest.raises(TypeError, match="fake"):
+        dmd_warmup(g, teacher, v, net=NET, steps=1, batch=2, lr=1e-3, fake="teacher", seed=0)  # type: ignore
+
+
+def test_init_targets_are_teacher_samples_on_conditioning_frames_apart_from_the_evaluation() -> None:
+    """The students' initialisation sees the teacher's samples only, never the evaluation's frames or real videos."""
+    from icml26.papers.aad1 import _arms
+    from icml26.papers.aad1.claims import SMOKE
+
+    teacher = build(VideoDenoiser, SMOKE.net, seed=0).eval()
+    got = _arms._sample_targets(SMOKE, teacher)  # pyright: ignore[reportPrivateUsage]
+    data = make_sprite_videos(SMOKE.init_videos, frames=SMOKE.net.frames, size=SMOKE.net.size, seed=_arms.TARGET_SEED)
+    again = teacher_sample(teacher, got["cond"], steps=SMOKE.init_sample_steps, seed=_arms.TARGET_SEED)[:, 1:]
+    assert torch.equal(got["targets"], again)  # the teacher's frames 1..T-1, drawn afresh
+    assert not torch.allclose(got["targets"], torch.as_tensor(data.videos[:, 1:], dtype=torch.float32), atol=0.1)
+    ev = make_sprite_videos(SMOKE.eval_videos, frames=SMOKE.net.frames, size=SMOKE.net.size, seed=_arms.EVAL_SEED)
+    gap = (got["cond"][:, None] - torch.as_tensor(ev.videos[None, :, 0], dtype=torch.float32)).abs().amax(dim=(2, 3))
+    assert float(gap.min()) > 1e-3  # no evaluation conditioning frame among the initialisation's

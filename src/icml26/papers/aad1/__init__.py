@@ -23,6 +23,10 @@ Deviations / reconstructions (abstract only; no paper text or code):
      alone and averages (our reading of "causal").
   3. DMD in DMD2's x0 form with the 1/mean|x − x̂0_real| normaliser, fake score initialised from the teacher;
      GAN: non-saturating loss with R1 on real videos; every setting is listed in ``claims.py``.
+  4. Student initialisation (ours): the paper's student starts from the pretrained teacher's weights; ours cannot
+     (other architecture), so every arm starts from the same IMLE regression on the teacher's samples
+     (``imle_init``). Regression on the teacher's noise -> sample pairs does not work here: the bidirectional
+     teacher picks a sprite's direction from the noise of all frames, which a causal student cannot see at chunk 1.
 """
 
 from icml26.papers.aad1._data import (
@@ -43,6 +47,8 @@ from icml26.papers.aad1._distill import (
                                       adversarial_distill,
                                       dmd_gradient,
                                       dmd_warmup,
+                                      imle_init,
+                                      imle_match,
                                       rollout,
 )
 from icml26.papers.aad1._nets import (
@@ -56,5 +62,5 @@ from icml26.papers.aad1._nets import (
 
 __all__ = ["COMPASS_MODES", "DISCRIMINATORS", "SIGMA", "BidirectionalDiscriminator", "CausalChunkGenerator",
            "ChunkDiscriminator", "DistillLog", "MotionStats", "NetConfig", "SpriteVideos", "VideoDenoiser", "adversarial_distill", "alpha_sigma", "build",
-           "centroids", "dmd_gradient", "dmd_warmup", "dsm_loss", "frame_error", "make_sprite_videos",
+           "centroids", "dmd_gradient", "dmd_warmup", "dsm_loss", "frame_error", "imle_init", "imle_match", "make_sprite_videos",
            "motion_stats", "render_sprite", "rollout", "score_from_x0", "teacher_sample", "train_teacher"]

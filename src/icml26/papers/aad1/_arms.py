@@ -1,8 +1,10 @@
 """The [P24] training arms shared by the claims of run group ``arms``: one teacher, then per seed four students.
 
-Arms (same generator initialisation per seed, same total number of generator steps ``warmup + adversarial``):
+Per seed, the student is first initialised on the teacher's samples by IMLE (:func:`._distill.imle_init`, ours), then
+the arms start from that same initialisation with the same total number of generator steps ``warmup + adversarial``:
 ``dmd`` (DMD warm-up continued for the whole budget), ``aad`` (DMD warm-up, then the bidirectional GAN: AAD-1),
-``causal`` (DMD warm-up, then the per-chunk GAN), ``adv_only`` (the bidirectional GAN from scratch).
+``causal`` (DMD warm-up, then the per-chunk GAN), ``adv_only`` (the bidirectional GAN straight from the IMLE
+initialisation, no warm-up).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import torch
 from icml26.common.cache import cached_value
 from icml26.papers.aad1._data import COMPASS_MODES, SIGMA, SpriteVideos, frame_error, make_sprite_videos, motion_stats
 from icml26.papers.aad1._diffusion import teacher_sample, train_teacher
-from icml26.papers.aad1._distill import DistillLog, adversarial_distill, dmd_warmup, rollout
+from icml26.papers.aad1._distill import DistillLog, adversarial_distill, dmd_warmup, imle_init, rollout
 from icml26.papers.aad1._nets import CausalChunkGenerator, NetConfig, VideoDenoiser, build
 
 __all__ = ["arm_runs", "evaluate", "trained_teacher"]
 
-DATA_SEED, EVAL_SEED, TEACHER_SEED = 0, 10_001, 0
+DATA_SEED, EVAL_SEED, TEACHER_SEED, TARGET_SEED = 0, 10_001, 0, 30_000
 
 
 def _train_state(cfg: Any) -> dict[str, torch.Tensor]:
@@ -32,16 +34,34 @@ def _train_state(cfg: Any) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in t.state_dict().items()}
 
 
-def trained_teacher(cfg: Any) -> VideoDenoiser:
-    """[P24] the teacher of ``cfg`` (eval mode): from the cache folder where there is one, else trained now."""
-    key = {"what": "teacher", "frames": cfg.net.frames, "size": cfg.net.size, "hidden": cfg.net.teacher_hidden,
+def _teacher_key(cfg: Any) -> dict[str, Any]:
+    return {"what": "teacher", "frames": cfg.net.frames, "size": cfg.net.size, "hidden": cfg.net.teacher_hidden,
            "sigma": SIGMA, "modes": [list(m) for m in COMPASS_MODES], "steps": cfg.teacher_steps,
            "batch": cfg.teacher_batch, "lr": cfg.teacher_lr, "videos": cfg.train_videos,
            "torch": torch.__version__.split("+")[0]}
-    state = cached_value("aad1", key, "teacher.pt", partial(_train_state, cfg))
+
+
+def trained_teacher(cfg: Any) -> VideoDenoiser:
+    """[P24] the teacher of ``cfg`` (eval mode): from the cache folder where there is one, else trained now."""
+    state = cached_value("aad1", _teacher_key(cfg), "teacher.pt", partial(_train_state, cfg))
     model = build(VideoDenoiser, cfg.net, seed=TEACHER_SEED)
     model.load_state_dict(state)
     return model.eval()
+
+
+def _sample_targets(cfg: Any, teacher: VideoDenoiser) -> dict[str, torch.Tensor]:
+    data = make_sprite_videos(cfg.init_videos, frames=cfg.net.frames, size=cfg.net.size, seed=TARGET_SEED)
+    cond = torch.as_tensor(data.videos[:, 0], dtype=torch.float32)
+    parts = [teacher_sample(teacher, cond[i : i + 256], steps=cfg.init_sample_steps, seed=TARGET_SEED + i)[:, 1:]
+             for i in range(0, cond.shape[0], 256)]
+    return {"cond": cond, "targets": torch.cat(parts)}
+
+
+def teacher_targets(cfg: Any, teacher: VideoDenoiser) -> dict[str, torch.Tensor]:
+    """The teacher's samples the students are initialised on (shared by every seed; cached with the teacher)."""
+    key = {"what": "targets", "teacher": _teacher_key(cfg), "n": cfg.init_videos, "steps": cfg.init_sample_steps,
+           "seed": TARGET_SEED}
+    return cached_value("aad1", key, "targets.pt", partial(_sample_targets, cfg, teacher))
 
 
 def _fluctuation(log: DistillLog, last: int) -> float:
@@ -65,7 +85,8 @@ def evaluate(generator: CausalChunkGenerator, cond: torch.Tensor, *, net: NetCon
             "example": np.round(long[0], 3).tolist()}
 
 
-def _one_seed(cfg: Any, state: dict[str, torch.Tensor], seed: int) -> list[dict[str, Any]]:
+def _one_seed(cfg: Any, state: dict[str, torch.Tensor], targets: dict[str, torch.Tensor],
+              seed: int) -> list[dict[str, Any]]:
     net = cfg.net
     teacher = build(VideoDenoiser, net, seed=TEACHER_SEED)
     teacher.load_state_dict(state)
@@ -76,13 +97,15 @@ def _one_seed(cfg: Any, state: dict[str, torch.Tensor], seed: int) -> list[dict[
     data_disp = motion_stats(ev.videos).mean_displacement
     common = {"net": net, "batch": cfg.batch, "probe_every": cfg.probe_every}
     g0 = build(CausalChunkGenerator, net, seed=100 + seed)
-    warm = copy.deepcopy(g0)
+    imle_init(g0, targets["cond"], targets["targets"], steps=cfg.init_steps, batch=cfg.batch, lr=cfg.init_lr,
+              candidates=cfg.init_candidates, seed=seed + 2000)
+    warm, fake = copy.deepcopy(g0), copy.deepcopy(teacher)
     dmd_warmup(warm, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.warmup, fake_updates=cfg.fake_updates,
-               seed=seed, **common)
+               fake=fake, seed=seed, **common)
     students: dict[str, tuple[CausalChunkGenerator, DistillLog]] = {}
-    dmd = copy.deepcopy(warm)
+    dmd = copy.deepcopy(warm)  # DMD only continues the warm-up with its fake score
     students["dmd"] = (dmd, dmd_warmup(dmd, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.adversarial,
-                                       fake_updates=cfg.fake_updates, seed=seed + 500, **common))
+                                       fake_updates=cfg.fake_updates, fake=fake, seed=seed + 500, **common))
     for arm, kind in (("aad", "bidirectional"), ("causal", "causal")):
         g = copy.deepcopy(warm)
         students[arm] = (g, adversarial_distill(g, data.videos, discriminator=kind, lr=cfg.adv_lr, r1=cfg.r1,
@@ -105,7 +128,7 @@ def arm_runs(cfg: Any, seeds: tuple[int, ...], mapper: Any = None) -> dict[str, 
     """Train the teacher once, then every arm for every seed; also the teacher's own motion on the eval frames."""
     teacher = trained_teacher(cfg)
     state = {k: v.detach().clone() for k, v in teacher.state_dict().items()}
-    fn = partial(_one_seed, cfg, state)
+    fn = partial(_one_seed, cfg, state, teacher_targets(cfg, teacher))
     per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
     ev = make_sprite_videos(cfg.eval_videos, frames=2 * cfg.net.frames, size=cfg.net.size, seed=EVAL_SEED)
     long_data = ev.videos

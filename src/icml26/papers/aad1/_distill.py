@@ -32,7 +32,8 @@ from icml26.papers.aad1._nets import (
     build,
 )
 
-__all__ = ["DISCRIMINATORS", "DistillLog", "adversarial_distill", "dmd_gradient", "dmd_warmup", "rollout"]
+__all__ = ["DISCRIMINATORS", "DistillLog", "adversarial_distill", "dmd_gradient", "dmd_warmup", "imle_init", "imle_match",
+           "rollout"]
 
 DISCRIMINATORS = ("bidirectional", "causal")
 
@@ -44,6 +45,7 @@ class DistillLog:
     steps: list[int] = field(default_factory=list)
     displacement: list[float] = field(default_factory=list)
     diverged: bool = False
+    loss: list[float] = field(default_factory=list)  # imle_init: the regression loss of every step
 
 
 def rollout(generator: CausalChunkGenerator, cond: torch.Tensor, *, frames: int, seed: int) -> torch.Tensor:
@@ -78,6 +80,60 @@ def dmd_gradient(x: Any, x0_real: Any, x0_fake: Any) -> torch.Tensor:
     return w * (x0_fake - x0_real)
 
 
+def imle_match(candidates: Any, targets: Any) -> torch.Tensor:
+    """Index of the nearest candidate (mean squared error) per target: ``candidates`` (B, K, ...), ``targets``
+    (B, ...) -> (B,) in [0, K). The selection step of IMLE (Li & Malik, arXiv 2018), used by :func:`imle_init` to
+    initialise the [P24] student (ours, not the paper's)."""
+    candidates, targets = _tensor(candidates, "candidates"), _tensor(targets, "targets")
+    if candidates.dim() < 3 or candidates.shape[0] != targets.shape[0] or candidates.shape[2:] != targets.shape[1:]:
+        raise ValueError(f"candidates must be (B, K, ...) around targets (B, ...), got {tuple(candidates.shape)} and "
+                         f"{tuple(targets.shape)}")
+    return ((candidates - targets[:, None]) ** 2).flatten(2).mean(dim=2).argmin(dim=1)
+
+
+def imle_init(generator: CausalChunkGenerator, cond: Any, targets: Any, *, steps: int, batch: int, lr: float,
+              candidates: int = 16, seed: int) -> DistillLog:
+    """Initialise the [P24] one-step student (in place) on the teacher's samples by implicit maximum likelihood
+    estimation (IMLE).
+
+    Ours, not [P24]'s (the paper's student starts from the pretrained teacher's weights, which our toy student
+    cannot share): per step, ``candidates`` noise draws per target are rolled out without gradient, the nearest
+    rollout (MSE) is kept (:func:`imle_match`) and the generator regresses that rollout on the target. Unlike
+    regression on the teacher's noise -> sample (ODE) pairs, each target gets the student's own best latent: the
+    bidirectional teacher's motion mode depends on the noise of every frame, which a causal student cannot read at
+    chunk 1, so plain pair regression learns the average of the modes (a blurred ring), not a sprite.
+
+    ``cond`` (n, S, S) conditioning frames, ``targets`` (n, T − 1, S, S) the teacher's frames 1..T−1 for them.
+    """
+    steps, batch, lr = V.positive_int(steps, "steps"), V.positive_int(batch, "batch"), V.real(lr, "lr", lo=0.0,
+                                                                                                  lo_open=True)
+    k = V.positive_int(candidates, "candidates")
+    c = _tensor(cond, "cond")
+    y = _tensor(targets, "targets")
+    if c.dim() != 3 or y.dim() != 4 or y.shape[0] != c.shape[0] or y.shape[2:] != c.shape[1:]:
+        raise ValueError(f"cond must be (n, S, S) and targets (n, T - 1, S, S) for the same n and S, got "
+                         f"{tuple(c.shape)} and {tuple(y.shape)}")
+    gen = torch.Generator().manual_seed(V.seed(seed))
+    frames = y.shape[1] + 1
+    opt = torch.optim.Adam(generator.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    log = DistillLog()
+    for _ in range(steps):
+        j = torch.randint(0, c.shape[0], (batch,), generator=gen)
+        z = torch.randn((batch * k, frames - 1, generator.latent), generator=gen)
+        with torch.no_grad():
+            cand = generator.rollout(c[j].repeat_interleave(k, dim=0), frames=frames, noise=z)[:, 1:]
+        best = imle_match(cand.reshape(batch, k, *y.shape[1:]), y[j])
+        video = generator.rollout(c[j], frames=frames, noise=z.reshape(batch, k, frames - 1, -1)[torch.arange(batch), best])
+        loss = ((video[:, 1:] - y[j]) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        log.loss.append(float(loss.detach()))
+    return log
+
+
 def _cond_bank(videos: np.ndarray, net: NetConfig) -> torch.Tensor:
     v = torch.as_tensor(V.real_array(videos, "videos", ndim=4), dtype=torch.float32)
     if v.shape[1:] != (net.frames, net.size, net.size):
@@ -102,18 +158,21 @@ def _check_common(steps: int, batch: int, lr: float, probe_every: int) -> tuple[
 
 def dmd_warmup(generator: CausalChunkGenerator, teacher: VideoDenoiser, videos: np.ndarray, *, net: NetConfig,
                steps: int, batch: int, lr: float, fake_updates: int = 2, probe_every: int = 50,
-               seed: int) -> DistillLog:
+               fake: VideoDenoiser | None = None, seed: int) -> DistillLog:
     """[P24] phase 1: distribution-matching warm-up of ``generator`` (in place) against the frozen ``teacher``.
 
     ``videos`` supplies conditioning frames (frame 0). Per generator step: a causal rollout, the DMD gradient from
     the teacher (real score) and the online fake score, then ``fake_updates`` DSM steps of the fake score on the
-    detached rollout.
+    detached rollout. The fake score starts as a copy of the teacher, or is ``fake`` (trained in place) to continue
+    an earlier run with the fake score that already tracks the student, instead of restarting it from the teacher.
     """
     steps, batch, lr, probe_every = _check_common(steps, batch, lr, probe_every)
     fake_updates = V.positive_int(fake_updates, "fake_updates")
     bank = _cond_bank(videos, net)
     gen = torch.Generator().manual_seed(V.seed(seed))
-    fake = copy.deepcopy(teacher).train()
+    if fake is not None and not isinstance(fake, VideoDenoiser):
+        raise TypeError(f"fake must be a VideoDenoiser or None, got {type(fake).__name__}")
+    fake = copy.deepcopy(teacher).train() if fake is None else fake.train()
     teacher.requires_grad_(False)
     opt_g = torch.optim.Adam(generator.parameters(), lr=lr, betas=(0.0, 0.99))
     opt_f = torch.optim.Adam(fake.parameters(), lr=lr, betas=(0.0, 0.99))

@@ -22,9 +22,14 @@ class ArmsConfig:
     teacher_lr: float = 2e-3
     teacher_sample_steps: int = 50
     batch: int = 32
-    warmup: int = 100  # DMD warm-up generator steps
-    adversarial: int = 150  # adversarial (or continued DMD) generator steps after the warm-up
-    dmd_lr: float = 1e-3
+    init_videos: int = 1024  # teacher samples the students are initialised on (IMLE, ours)
+    init_sample_steps: int = 20  # DDIM steps of those samples
+    init_steps: int = 600
+    init_candidates: int = 4  # noise draws per target and step
+    init_lr: float = 2e-3
+    warmup: int = 400  # DMD warm-up generator steps
+    adversarial: int = 200  # adversarial (or continued DMD) generator steps after the warm-up
+    dmd_lr: float = 1e-4
     adv_lr: float = 2e-5
     r1: float = 1.0
     fake_updates: int = 1
@@ -44,8 +49,8 @@ class SpeedConfig:
 
 
 SMOKE = ArmsConfig(net=NetConfig(teacher_hidden=8, student_hidden=8, disc_hidden=8), train_videos=64,
-                   eval_videos=16, teacher_steps=8, teacher_batch=16, teacher_sample_steps=4, batch=8, warmup=4,
-                   adversarial=4, probe_every=2)
+                   eval_videos=16, teacher_steps=8, teacher_batch=16, teacher_sample_steps=4, batch=8, init_videos=16,
+                   init_sample_steps=2, init_steps=4, init_candidates=2, warmup=4, adversarial=4, probe_every=2)
 SMALL = ArmsConfig()
 FULL = ArmsConfig(full_scale=True)
 
