@@ -64,3 +64,30 @@ def test_selection_equals_masking():
         ref = model.run(av, text, key_mask=mask)
     torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
     assert not torch.allclose(got, model.run(sel, text, tokens=torch.zeros_like(idx)).detach())
+
+
+def test_shared_bias_equals_per_clip_bias():
+    """The whole-sequence prefill (one temporal bias broadcast over the clips) gives the logits of passing every
+    clip's token indices explicitly (a per-clip bias), with and without a key mask."""
+    model = TinyAVLM(AVLMConfig(), seed=3)
+    with torch.no_grad():
+        model.time_bias.copy_(torch.randn(model.time_bias.shape, generator=torch.Generator().manual_seed(1)))
+        av, text = model.embed(torch.from_numpy(CLIPS.video[:5]), torch.from_numpy(CLIPS.audio[:5]),
+                               torch.from_numpy(CLIPS.question[:5]))
+        explicit = torch.arange(model.n_av).repeat(5, 1)
+        torch.testing.assert_close(model.run(av, text), model.run(av, text, tokens=explicit), rtol=1e-5, atol=1e-5)
+        mask = torch.rand(5, model.n_av, generator=torch.Generator().manual_seed(2)) < 0.5
+        torch.testing.assert_close(model.run(av, text, key_mask=mask),
+                                   model.run(av, text, tokens=explicit, key_mask=mask), rtol=1e-5, atol=1e-5)
+
+
+def test_initial_temporal_bias():
+    """At initialisation the local heads' effective bias is −local_slope·|Δt| (stored divided by bias_scale), the
+    global heads' zero, and the question rows and columns get none."""
+    cfg = AVLMConfig(local_slope=3.0, bias_scale=5.0)
+    model = TinyAVLM(cfg, seed=0)
+    bias = model._time_bias(0, torch.arange(model.n_av)[None], 2)[0].detach()  # pyright: ignore[reportPrivateUsage]
+    frames = model.token_frames()
+    dist = (frames[:, None] - frames[None, :]).abs().float()
+    torch.testing.assert_close(bias[1, :-2, :-2], -3.0 * dist)
+    assert torch.all(bias[0] == 0) and torch.all(bias[:, -2:, :] == 0) and torch.all(bias[:, :, -2:] == 0)

@@ -73,10 +73,10 @@ def _video(g: np.random.Generator, corners: np.ndarray, colour: np.ndarray, nois
     yy = np.linspace(0.15, 0.3, CANVAS)[:, None] * np.ones((1, CANVAS))  # a smooth static background
     img = np.broadcast_to(yy, (n, frames, 3, CANVAS, CANVAS)).copy()
     img += noise * g.standard_normal(img.shape)
-    for i in range(n):
-        for t in range(frames):
-            r, c = corners[i, t]
-            img[i, t, :, r:r + SIDE, c:c + SIDE] = PALETTE[colour[i]][:, None, None]
+    px = np.arange(CANVAS)
+    inside = (px >= corners[..., None]) & (px < corners[..., None] + SIDE)  # (N, T, 2, CANVAS): rows, columns
+    square = inside[:, :, 0, :, None] & inside[:, :, 1, None, :]  # (N, T, H, W)
+    img = np.where(square[:, :, None], PALETTE[colour][:, None, :, None, None], img)
     q = CANVAS // PATCH
     patches = img.reshape(n, frames, 3, q, PATCH, q, PATCH).transpose(0, 1, 3, 5, 2, 4, 6)
     return patches.reshape(n, frames, q * q, 3 * PATCH * PATCH)
@@ -88,9 +88,9 @@ def _audio(g: np.random.Generator, n: int, frames: int, beep_frame: np.ndarray, 
     t = np.arange(length) / SAMPLE_RATE
     phase = g.uniform(0, 2 * np.pi, size=(n, 1))
     wave = 0.3 * np.sin(2 * np.pi * HUM * t[None, :] + phase) + noise * g.standard_normal((n, length))
-    for i in range(n):
-        s = beep_frame[i] * FRAME_SAMPLES
-        wave[i, s:s + FRAME_SAMPLES] += np.sin(2 * np.pi * PITCHES[pitch[i]] * t[:FRAME_SAMPLES])
+    local = np.arange(length)[None, :] - beep_frame[:, None] * FRAME_SAMPLES  # samples since the beep's onset
+    hz = np.asarray(PITCHES)[pitch][:, None]
+    wave += np.where((local >= 0) & (local < FRAME_SAMPLES), np.sin(2 * np.pi * hz * (local / SAMPLE_RATE)), 0.0)
     # non-overlapping 16 ms windows: AUDIO_PER_FRAME spectrogram slices per video frame, BINS bins of 62.5 Hz
     _, _, z = signal.stft(wave, fs=SAMPLE_RATE, nperseg=2 * BINS, noverlap=0, boundary=None,  # pyright: ignore[reportArgumentType]
                           padded=False, axis=-1)

@@ -29,11 +29,11 @@ class TrainConfig:
 
     model: AVLMConfig = field(default_factory=AVLMConfig)
     n_train: int = 8000
-    steps: int = 2400
+    steps: int = 1500
     batch_size: int = 32
     lr: float = 3e-3
     drop_prob: float = 0.5
-    drop_from: float = 0.7
+    drop_from: float = 0.6
     question_weights: tuple[float, float, float] = (0.2, 0.2, 0.6)
 
 
