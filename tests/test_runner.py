@@ -85,6 +85,28 @@ def test_process_executor_with_one_job_fans_out_ctx_map(toy_papers):
     assert rec.verdict == "holds" and rec.measured == serial.measured
 
 
+def test_spare_workers_go_to_ctx_map_when_there_are_fewer_jobs(toy_papers, monkeypatch):
+    import concurrent.futures as cf
+
+    import icml26.runner as runner
+
+    widths = []
+
+    class Recording(cf.ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            widths.append(args[-1])  # _execute(job, timeout, fan_out, width)
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 4)
+    ex = Recording(max_workers=2)
+    try:
+        list(run_tasks(_tasks("mean_is_small"), ex, timeout=60))  # one job on two workers: all four cores to ctx.map
+        list(run_tasks(_tasks("mean_is_small", "always_wrong"), ex, timeout=60))  # two jobs share them
+    finally:
+        ex.shutdown(wait=True)
+    assert widths == [4, 2, 2]
+
+
 def test_a_dying_worker_fails_only_its_own_claim(toy_papers, monkeypatch):
     monkeypatch.setenv("ICML26_TOY_DIE", "1")  # gamma:dies calls os._exit in its worker
     tasks = [Task("gamma", "dies"), *_tasks("mean_is_small", "always_wrong", "boom")]

@@ -260,7 +260,8 @@ def _run_jobs(jobs: Sequence[Job], executor: cf.Executor, timeout: float | None,
     width = 1
     if isinstance(executor, cf.ProcessPoolExecutor):  # cores left idle by running fewer claims at once go to ctx.map
         cores = os.cpu_count() or 1
-        width = cores if alone else max(1, cores // max(1, getattr(executor, "_max_workers", 1)))
+        at_once = max(1, min(int(getattr(executor, "_max_workers", 1) or 1), len(jobs)))  # fewer jobs than workers
+        width = cores if alone else max(1, cores // at_once)
     pending: dict[cf.Future, Job] = {}
     broken: list[Job] = []
     for job in jobs:
