@@ -2,9 +2,10 @@
 temporal-bias plumbing (gathering a selection == masking the rest of the full sequence)."""
 
 import numpy as np
+import pytest
 import torch
 
-from icml26.papers.prim import QUESTIONS, AVLMConfig, TinyAVLM, make_clips
+from icml26.papers.prim import QUESTIONS, AVLMConfig, TinyAVLM, TrainConfig, _train, make_clips, train_avlm
 from icml26.papers.prim._data import AUDIO_PER_FRAME, CANVAS, PATCH
 
 CLIPS = make_clips(60, seed=5)
@@ -91,3 +92,50 @@ def test_initial_temporal_bias():
     dist = (frames[:, None] - frames[None, :]).abs().float()
     torch.testing.assert_close(bias[1, :-2, :-2], -3.0 * dist)
     assert torch.all(bias[0] == 0) and torch.all(bias[:, -2:, :] == 0) and torch.all(bias[:, :, -2:] == 0)
+
+
+def _square(video: np.ndarray) -> np.ndarray:
+    """(T, H, W) pixels of the square (bright against the dim background) in a clip's frames."""
+    return _pixels(video).max(axis=1) > 0.6
+
+
+def _still(video: np.ndarray) -> bool:
+    """Whether the square covers the same pixels in every frame of a clip."""
+    on = _square(video)
+    return bool((on == on[:1]).all())
+
+
+def test_static_square_keeps_the_draws():
+    """``static=True``: the same clip draws (questions, beep, audio, colour) with the square held at its first corner;
+    read back from the pixels, the moment answer is the quadrant of that one position."""
+    moving, still = make_clips(40, seed=7), make_clips(40, seed=7, static=True)
+    np.testing.assert_array_equal(moving.question, still.question)
+    np.testing.assert_array_equal(moving.beep_frame, still.beep_frame)
+    np.testing.assert_array_equal(moving.audio, still.audio)
+    np.testing.assert_array_equal(still.centre, np.broadcast_to(moving.centre[:, :1], moving.centre.shape))
+    single = moving.question < 2
+    np.testing.assert_array_equal(moving.answer[single], still.answer[single])
+    for i in np.flatnonzero(still.question == 2):
+        assert _still(still.video[i])
+        rows, cols = np.nonzero(_square(still.video[i])[0])
+        assert 2 * int(rows.mean() >= CANVAS // 2) + int(cols.mean() >= CANVAS // 2) == still.answer[i]
+    assert not any(_still(v) for v in moving.video)  # the ordinary squares move
+    with pytest.raises(TypeError, match="static"):
+        make_clips(2, seed=0, static=1)  # pyright: ignore[reportArgumentType]
+
+
+def test_warm_up_trains_on_static_clips_first(monkeypatch: pytest.MonkeyPatch):
+    """The first ``static_until`` of the steps read the static-square clips, the rest the moving ones."""
+    seen: list[bool] = []
+    real = _train.masked_loss
+
+    def spy(model: TinyAVLM, video: torch.Tensor, *rest):  # pyright: ignore[reportMissingParameterType]
+        seen.append(all(_still(v.numpy()) for v in video))
+        return real(model, video, *rest)
+
+    monkeypatch.setattr(_train, "masked_loss", spy)
+    tiny = AVLMConfig(d_model=16, n_head=2, n_layer=1)
+    train_avlm(TrainConfig(model=tiny, n_train=8, steps=4, batch_size=8, static_until=0.5), seed=0)
+    assert seen == [True, True, False, False]
+    with pytest.raises(ValueError, match="static_until"):
+        train_avlm(TrainConfig(model=tiny, n_train=8, steps=1, static_until=1.5), seed=0)

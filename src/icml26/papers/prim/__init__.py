@@ -28,12 +28,13 @@ Deviations / reconstructions (only the abstract exists; no paper text or code):
      layer 1. Both pre-select more tokens so that their attention FLOPs match keeping k tokens throughout; the
      stage (i) relevance (m question queries × n keys, once) is not counted in the attention FLOPs.
   3. The LMM is a 3-layer, d = 64 bidirectional transformer trained here (token-drop augmentation, AdamW, cached by
-     its config; our initialisation: amplified patch embeddings, unit-scale positions, strongly local heads) on
-     synthetic clips: 8 frames × 16 patch tokens of a moving coloured square, 8 × 4 spectrogram
-     slices of a hum with one beep, questions on colour (video), pitch (audio) and the square's quadrant at the
-     moment of the beep (both: the audio finds the moment, the video answers). Audio and video tokens of one frame
-     share a frame embedding and a learnt attention bias by frame distance. The paper's models are pretrained omni
-     LMMs on real benchmarks (``full`` scales the toy only).
+     its config; our initialisation: amplified patch embeddings, unit-scale positions, strongly local heads; our
+     curriculum: the first 30 % of the steps on the same clips with a static square) on synthetic clips: 8 frames
+     × 16 patch tokens of a moving coloured square, 8 × 4 spectrogram slices of a hum with one beep, questions on
+     colour (video), pitch (audio) and the square's quadrant at the moment of the beep (both: the audio finds the
+     moment, the video answers). Audio and video tokens of one frame share a frame embedding and a learnt attention
+     bias by frame distance. The paper's models are pretrained omni LMMs on real benchmarks (``full`` scales the toy
+     only).
   4. Random baseline: one mask per seed; OmniZip-style audio guidance: per-frame video quotas ∝ audio novelty.
 """
 

@@ -10,6 +10,9 @@ is a steady hum plus noise and one 64 ms beep of one of four pitches at a random
 - ``where_at_beep`` (cross-modal, about a moment): the quadrant of the canvas that holds the square's centre at the
   frame of the beep (2 · [row >= 8] + [column >= 8]). The audio finds the moment and the video answers; the square
   moves 2-3 px a frame, so that the quadrant most often occupied over the clip is right only about 46 % of the time.
+
+``static=True`` (ours, a training curriculum's warm-up) keeps the square at its first position: the moment question
+is then answerable from any frame.
 """
 
 from __future__ import annotations
@@ -53,11 +56,12 @@ class Clips:
         return int(self.question.shape[0])
 
 
-def _trajectories(g: np.random.Generator, n: int, frames: int) -> np.ndarray:
-    """Top-left corners (N, T, 2) of a square bouncing inside the canvas at a constant speed of 2-3 px/frame."""
+def _trajectories(g: np.random.Generator, n: int, frames: int, static: bool) -> np.ndarray:
+    """Top-left corners (N, T, 2) of a square bouncing inside the canvas at a constant speed of 2-3 px/frame
+    (``static``: speed 0, the same draws from ``g``)."""
     hi = CANVAS - SIDE
     pos = g.integers(0, hi + 1, size=(n, 2)).astype(float)
-    vel = g.choice([-3.0, -2.0, 2.0, 3.0], size=(n, 2))
+    vel = g.choice([-3.0, -2.0, 2.0, 3.0], size=(n, 2)) * (0.0 if static else 1.0)
     out = np.empty((n, frames, 2))
     for t in range(frames):
         out[:, t] = pos
@@ -100,9 +104,10 @@ def _audio(g: np.random.Generator, n: int, frames: int, beep_frame: np.ndarray, 
 
 
 def make_clips(n: int, *, seed: int, frames: int = 8, noise: float = 0.03,
-               question_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)) -> Clips:
+               question_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), static: bool = False) -> Clips:
     """``n`` clips (module docstring) from an explicit ``seed``; question types are drawn with ``question_weights``
-    (the order of :data:`QUESTIONS`; uniform by default, evaluation always uses the default).
+    (the order of :data:`QUESTIONS`; uniform by default, evaluation always uses the default). ``static`` (ours, for
+    the warm-up of :class:`._train.TrainConfig`) keeps the square still: the same clips otherwise, same draws.
 
     Our synthetic stand-in for [P31]'s audio-visual benchmarks (nothing of the paper's data is used).
     """
@@ -113,8 +118,10 @@ def make_clips(n: int, *, seed: int, frames: int = 8, noise: float = 0.03,
     weights = validation.probability_vector(np.asarray(question_weights, dtype=float), "question_weights", atol=1e-6)
     if weights.size != len(QUESTIONS):
         raise ValueError(f"question_weights must have {len(QUESTIONS)} entries, got {weights.size}")
+    if not isinstance(static, bool):
+        raise TypeError(f"static must be a bool, got {type(static).__name__}")
     g = np.random.default_rng([seed, 31])
-    corners = _trajectories(g, n, frames)
+    corners = _trajectories(g, n, frames, static)
     colour = g.integers(0, 4, size=n)
     pitch = g.integers(0, 4, size=n)
     beep_frame = g.integers(0, frames, size=n)

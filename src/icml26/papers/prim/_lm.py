@@ -9,7 +9,8 @@ token; half of the heads start local, ALiBi-style, at −4·|Δt|), which lets a
 of its own moment in one attention step. Our initialisation (:class:`AVLMConfig`) makes the square's pixels and the
 token positions stand out of each other from the first step: with the default 1/sqrt(fan-in) and 0.3-std init
 (d = 32, 2,400 steps) the moment question stayed on a plateau at 0.39-0.67; with it, two seeds of three learn it
-(seed 1 stays at the shortcut, about 0.5). Ours: the paper's LMMs are pretrained omni models.
+(seed 1 stays at the shortcut, about 0.5), and all three with the static-square warm-up of :class:`._train.TrainConfig`.
+Ours: the paper's LMMs are pretrained omni models.
 """
 
 from __future__ import annotations

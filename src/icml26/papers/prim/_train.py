@@ -25,7 +25,9 @@ FORMAT = 3  # bumped when what the cached file holds changes
 class TrainConfig:
     """How the [P31] toy LM is trained (ours): clips, AdamW steps, batch, learning rate, token-drop augmentation
     (from the fraction ``drop_from`` of the steps on: a curriculum that first learns the questions on whole clips),
-    and the training mix of question types (the moment question, the hardest, oversampled)."""
+    the training mix of question types (the moment question, the hardest, oversampled), and a warm-up curriculum: the
+    first fraction ``static_until`` of the steps train on the same clips with a static square
+    (``make_clips(static=True)``), where the quadrant can be read from any frame, then on the moving ones."""
 
     model: AVLMConfig = field(default_factory=AVLMConfig)
     n_train: int = 8000
@@ -35,22 +37,30 @@ class TrainConfig:
     drop_prob: float = 0.5
     drop_from: float = 0.6
     question_weights: tuple[float, float, float] = (0.2, 0.2, 0.6)
+    static_until: float = 0.3
 
 
 def train_avlm(cfg: TrainConfig, *, seed: int) -> TinyAVLM:
     """A :class:`TinyAVLM` trained on ``cfg.n_train`` clips of ``make_clips(seed=seed)`` (cosine AdamW, our recipe
-    for the [P31] toy; the paper's LMMs are pretrained)."""
+    for the [P31] toy; the paper's LMMs are pretrained), the first ``cfg.static_until`` of the steps on their
+    static-square versions (one schedule and optimiser throughout: each step's rows are read from one of the two)."""
     seed = validation.seed(seed)
-    clips = make_clips(cfg.n_train, seed=seed, question_weights=cfg.question_weights)
+    static_until = validation.real(cfg.static_until, "static_until", lo=0.0, hi=1.0)
+    data: list[torch.Tensor] = []
+    for static in (False, True):
+        clips = make_clips(cfg.n_train, seed=seed, question_weights=cfg.question_weights, static=static)
+        data += [torch.from_numpy(clips.video), torch.from_numpy(clips.audio), torch.from_numpy(clips.question),
+                 torch.from_numpy(clips.answer)]
+        if static_until == 0.0:
+            break
     model = TinyAVLM(cfg.model, seed=seed)
-    data = [torch.from_numpy(clips.video), torch.from_numpy(clips.audio), torch.from_numpy(clips.question),
-            torch.from_numpy(clips.answer)]
     gen = torch.Generator().manual_seed(seed + 7919)
     calls = [0]
 
-    def loss_fn(m: torch.nn.Module, v: torch.Tensor, a: torch.Tensor, q: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def loss_fn(m: torch.nn.Module, *batch: torch.Tensor) -> torch.Tensor:
         assert isinstance(m, TinyAVLM)
         calls[0] += 1
+        v, a, q, y = batch[4:] if calls[0] <= static_until * cfg.steps else batch[:4]
         return masked_loss(m, v, a, q, y, gen, cfg.drop_prob if calls[0] > cfg.drop_from * cfg.steps else 0.0)
 
     train(model, data, loss_fn, steps=cfg.steps, lr=cfg.lr, batch_size=cfg.batch_size, seed=seed,
