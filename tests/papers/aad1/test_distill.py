@@ -167,3 +167,61 @@ def test_init_targets_are_teacher_samples_on_conditioning_frames_apart_from_the_
     ev = make_sprite_videos(SMOKE.eval_videos, frames=SMOKE.net.frames, size=SMOKE.net.size, seed=_arms.EVAL_SEED)
     gap = (got["cond"][:, None] - torch.as_tensor(ev.videos[None, :, 0], dtype=torch.float32)).abs().amax(dim=(2, 3))
     assert float(gap.min()) > 1e-3  # no evaluation conditioning frame among the initialisation's
+
+
+def test_instance_noise_diffuses_frames_after_the_condition_by_the_schedule() -> None:
+    from icml26.papers.aad1 import _distill
+
+    g = torch.Generator().manual_seed(0)
+    video, eps = torch.randn(3, 4, 8, 8, generator=g), torch.randn(3, 3, 8, 8, generator=g)
+    t = torch.tensor([0.0, 0.3, 0.5])
+    out = _distill._diffused(video, t, eps)  # pyright: ignore[reportPrivateUsage]
+    assert torch.equal(out[:, 0], video[:, 0])  # the conditioning frame stays clean
+    torch.testing.assert_close(out[0], video[0])  # t = 0 leaves the video as it is
+    a, s = np.cos(0.15 * np.pi), np.sin(0.15 * np.pi)
+    torch.testing.assert_close(out[1, 1:], float(a) * video[1, 1:] + float(s) * eps[1])
+    assert _distill._diffused(video, None, None) is video  # pyright: ignore[reportPrivateUsage]
+    v = make_sprite_videos(16, frames=4, size=8, modes=((1.0, 0.0),), sigma=1.2, seed=0).videos
+    runs = []
+    for noise in (0.0, 0.5):
+        gen = build(CausalChunkGenerator, NET, seed=1)
+        log = adversarial_distill(gen, v, net=NET, steps=3, batch=4, lr=1e-3, noise=noise, probe_every=3, seed=0)
+        assert not log.diverged
+        runs.append(torch.cat([p.detach().flatten() for p in gen.parameters()]))
+    assert not torch.equal(runs[0], runs[1])  # the critic saw other inputs, so the generator moved otherwise
+    with pytest.raises(ValueError, match="noise"):
+        adversarial_distill(gen, v, net=NET, steps=1, batch=2, lr=1e-3, noise=1.0, seed=0)
+
+
+def test_arm_runs_splits_each_seed_in_two_jobs_and_caches_the_student_init(tmp_path, monkeypatch) -> None:
+    """Every (seed, arm) row once, in seed then arm order, from 2 jobs per seed; the IMLE initialisation is built
+    once per seed and read back from the cache folder afterwards, identical."""
+    from icml26.papers.aad1 import _arms
+    from icml26.papers.aad1._rules import ARMS
+    from icml26.papers.aad1.claims import SMOKE
+
+    monkeypatch.setenv("ICML26_CACHE_DIR", str(tmp_path))
+    built: list[int] = []
+    real = _arms._init_state  # pyright: ignore[reportPrivateUsage]
+
+    def counting(cfg, targets, seed):  # type: ignore[no-untyped-def]
+        built.append(seed)
+        return real(cfg, targets, seed)
+
+    monkeypatch.setattr(_arms, "_init_state", counting)
+    jobs: list[object] = []
+
+    def mapper(fn, items):  # type: ignore[no-untyped-def]
+        jobs.extend(items)
+        return [fn(x) for x in items]
+
+    runs = _arms.arm_runs(SMOKE, (3, 1), mapper)
+    assert sorted(jobs) == sorted([(s, p) for s in (3, 1) for p in ("distill", "adv_only")])  # type: ignore[type-var]
+    assert [(r["seed"], r["arm"]) for r in runs["rows"]] == [(s, a) for s in (3, 1) for a in ARMS]
+    assert sorted(built) == [1, 3]  # the adv_only job read the init its seed's distill job cached
+    teacher = _arms.trained_teacher(SMOKE)
+    targets = _arms.teacher_targets(SMOKE, teacher)
+    g = _arms.student_init(SMOKE, targets, 3)
+    fresh = build(CausalChunkGenerator, SMOKE.net, seed=0)
+    fresh.load_state_dict(real(SMOKE, targets, 3))
+    assert all(torch.equal(a, b) for a, b in zip(g.parameters(), fresh.parameters())) and sorted(built) == [1, 3]

@@ -22,7 +22,8 @@ Deviations / reconstructions (abstract only; no paper text or code):
      channels per chunk. Discriminators: bidirectional over all frames; the symmetric baseline scores each chunk
      alone and averages (our reading of "causal").
   3. DMD in DMD2's x0 form with the 1/mean|x − x̂0_real| normaliser, fake score initialised from the teacher;
-     GAN: non-saturating loss with R1 on real videos; every setting is listed in ``claims.py``.
+     GAN: non-saturating loss with R1 on real videos; the critics see instance-noised videos (frames 1..T−1
+     diffused to t ~ U(0, 0.5), ours: without it the GAN blurs the DMD student); every setting is in ``claims.py``.
   4. Student initialisation (ours): the paper's student starts from the pretrained teacher's weights; ours cannot
      (other architecture), so every arm starts from the same IMLE regression on the teacher's samples
      (``imle_init``). Regression on the teacher's noise -> sample pairs does not work here: the bidirectional

@@ -4,7 +4,8 @@ Per seed, the student is first initialised on the teacher's samples by IMLE (:fu
 the arms start from that same initialisation with the same total number of generator steps ``warmup + adversarial``:
 ``dmd`` (DMD warm-up continued for the whole budget), ``aad`` (DMD warm-up, then the bidirectional GAN: AAD-1),
 ``causal`` (DMD warm-up, then the per-chunk GAN), ``adv_only`` (the bidirectional GAN straight from the IMLE
-initialisation, no warm-up).
+initialisation, no warm-up). The initialisation is cached per seed like the teacher; each seed runs as two jobs
+(the DMD-based arms, and the GAN alone), so that two workers share three seeds evenly.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from icml26.papers.aad1._data import COMPASS_MODES, SIGMA, SpriteVideos, frame_e
 from icml26.papers.aad1._diffusion import teacher_sample, train_teacher
 from icml26.papers.aad1._distill import DistillLog, adversarial_distill, dmd_warmup, imle_init, rollout
 from icml26.papers.aad1._nets import CausalChunkGenerator, NetConfig, VideoDenoiser, build
+from icml26.papers.aad1._rules import ARMS
 
-__all__ = ["arm_runs", "evaluate", "trained_teacher"]
+__all__ = ["arm_runs", "evaluate", "student_init", "trained_teacher"]
 
 DATA_SEED, EVAL_SEED, TEACHER_SEED, TARGET_SEED = 0, 10_001, 0, 30_000
 
@@ -64,6 +66,26 @@ def teacher_targets(cfg: Any, teacher: VideoDenoiser) -> dict[str, torch.Tensor]
     return cached_value("aad1", key, "targets.pt", partial(_sample_targets, cfg, teacher))
 
 
+def _init_state(cfg: Any, targets: dict[str, torch.Tensor], seed: int) -> dict[str, torch.Tensor]:
+    g = build(CausalChunkGenerator, cfg.net, seed=100 + seed)
+    imle_init(g, targets["cond"], targets["targets"], steps=cfg.init_steps, batch=cfg.batch, lr=cfg.init_lr,
+              candidates=cfg.init_candidates, seed=seed + 2000)
+    return {k: v.detach().clone() for k, v in g.state_dict().items()}
+
+
+def student_init(cfg: Any, targets: dict[str, torch.Tensor], seed: int) -> CausalChunkGenerator:
+    """Seed ``seed``'s student after its IMLE initialisation on the teacher's samples (ours; the stand-in for the
+    paper's student that starts from the pretrained teacher): every arm of the seed starts from it. Cached like the
+    teacher, since it is not part of what the arms compare."""
+    n = cfg.net
+    key = {"what": "student-init", "teacher": _teacher_key(cfg), "targets": [cfg.init_videos, cfg.init_sample_steps,
+           TARGET_SEED], "student": [n.student_hidden, n.latent, n.cache], "steps": cfg.init_steps,
+           "batch": cfg.batch, "lr": cfg.init_lr, "candidates": cfg.init_candidates, "seed": seed}
+    g = build(CausalChunkGenerator, n, seed=100 + seed)
+    g.load_state_dict(cached_value("aad1", key, "student.pt", partial(_init_state, cfg, targets, seed)))
+    return g
+
+
 def _fluctuation(log: DistillLog, last: int) -> float:
     tail = log.displacement[-last:] if last > 0 else []
     return float(np.std(tail)) if len(tail) >= 2 else float("nan")
@@ -85,35 +107,36 @@ def evaluate(generator: CausalChunkGenerator, cond: torch.Tensor, *, net: NetCon
             "example": np.round(long[0], 3).tolist()}
 
 
-def _one_seed(cfg: Any, state: dict[str, torch.Tensor], targets: dict[str, torch.Tensor],
-              seed: int) -> list[dict[str, Any]]:
+def _part(cfg: Any, state: dict[str, torch.Tensor], targets: dict[str, torch.Tensor],
+          job: tuple[int, str]) -> list[dict[str, Any]]:
+    """One seed's arms of one part: ``"distill"`` (the DMD warm-up, then DMD only, AAD-1 and the per-chunk GAN from
+    it) or ``"adv_only"`` (the bidirectional GAN from the initialisation), so two workers share three seeds evenly."""
+    seed, part = job
     net = cfg.net
-    teacher = build(VideoDenoiser, net, seed=TEACHER_SEED)
-    teacher.load_state_dict(state)
-    teacher.eval()
     data = make_sprite_videos(cfg.train_videos, frames=net.frames, size=net.size, seed=DATA_SEED + 1 + seed)
+    common = {"net": net, "batch": cfg.batch, "probe_every": cfg.probe_every}
+    adv = {"lr": cfg.adv_lr, "r1": cfg.r1, "noise": cfg.d_noise, "seed": seed + 1000, **common}
+    g0 = student_init(cfg, targets, seed)
+    students: dict[str, tuple[CausalChunkGenerator, DistillLog]] = {}
+    if part == "adv_only":
+        students["adv_only"] = (g0, adversarial_distill(g0, data.videos, discriminator="bidirectional",
+                                                        steps=cfg.warmup + cfg.adversarial, **adv))
+    else:
+        teacher = build(VideoDenoiser, net, seed=TEACHER_SEED)
+        teacher.load_state_dict(state)
+        teacher.eval()
+        warm, fake = g0, copy.deepcopy(teacher)
+        dmd_warmup(warm, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.warmup, fake_updates=cfg.fake_updates,
+                   fake=fake, seed=seed, **common)
+        dmd = copy.deepcopy(warm)  # DMD only continues the warm-up with its fake score
+        students["dmd"] = (dmd, dmd_warmup(dmd, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.adversarial,
+                                           fake_updates=cfg.fake_updates, fake=fake, seed=seed + 500, **common))
+        for arm, kind in (("aad", "bidirectional"), ("causal", "causal")):
+            g = copy.deepcopy(warm)
+            students[arm] = (g, adversarial_distill(g, data.videos, discriminator=kind, steps=cfg.adversarial, **adv))
     ev = make_sprite_videos(cfg.eval_videos, frames=net.frames, size=net.size, seed=EVAL_SEED)
     cond = torch.as_tensor(ev.videos[:, 0], dtype=torch.float32)
     data_disp = motion_stats(ev.videos).mean_displacement
-    common = {"net": net, "batch": cfg.batch, "probe_every": cfg.probe_every}
-    g0 = build(CausalChunkGenerator, net, seed=100 + seed)
-    imle_init(g0, targets["cond"], targets["targets"], steps=cfg.init_steps, batch=cfg.batch, lr=cfg.init_lr,
-              candidates=cfg.init_candidates, seed=seed + 2000)
-    warm, fake = copy.deepcopy(g0), copy.deepcopy(teacher)
-    dmd_warmup(warm, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.warmup, fake_updates=cfg.fake_updates,
-               fake=fake, seed=seed, **common)
-    students: dict[str, tuple[CausalChunkGenerator, DistillLog]] = {}
-    dmd = copy.deepcopy(warm)  # DMD only continues the warm-up with its fake score
-    students["dmd"] = (dmd, dmd_warmup(dmd, teacher, data.videos, lr=cfg.dmd_lr, steps=cfg.adversarial,
-                                       fake_updates=cfg.fake_updates, fake=fake, seed=seed + 500, **common))
-    for arm, kind in (("aad", "bidirectional"), ("causal", "causal")):
-        g = copy.deepcopy(warm)
-        students[arm] = (g, adversarial_distill(g, data.videos, discriminator=kind, lr=cfg.adv_lr, r1=cfg.r1,
-                                                steps=cfg.adversarial, seed=seed + 1000, **common))
-    g = copy.deepcopy(g0)
-    students["adv_only"] = (g, adversarial_distill(g, data.videos, discriminator="bidirectional", lr=cfg.adv_lr,
-                                                   r1=cfg.r1, steps=cfg.warmup + cfg.adversarial, seed=seed + 1000,
-                                                   **common))
     last = max(2, cfg.adversarial // (2 * cfg.probe_every))
     rows = []
     for arm, (g, log) in students.items():
@@ -128,15 +151,18 @@ def arm_runs(cfg: Any, seeds: tuple[int, ...], mapper: Any = None) -> dict[str, 
     """Train the teacher once, then every arm for every seed; also the teacher's own motion on the eval frames."""
     teacher = trained_teacher(cfg)
     state = {k: v.detach().clone() for k, v in teacher.state_dict().items()}
-    fn = partial(_one_seed, cfg, state, teacher_targets(cfg, teacher))
-    per_seed = mapper(fn, list(seeds)) if mapper is not None else [fn(s) for s in seeds]
+    fn = partial(_part, cfg, state, teacher_targets(cfg, teacher))
+    jobs = [(s, part) for part in ("distill", "adv_only") for s in seeds]
+    per_job = mapper(fn, jobs) if mapper is not None else [fn(j) for j in jobs]
+    order = {arm: i for i, arm in enumerate(ARMS)}
+    rows = sorted((r for rs in per_job for r in rs), key=lambda r: (seeds.index(r["seed"]), order[r["arm"]]))
     ev = make_sprite_videos(cfg.eval_videos, frames=2 * cfg.net.frames, size=cfg.net.size, seed=EVAL_SEED)
     long_data = ev.videos
     ev = SpriteVideos(videos=ev.videos[:, : cfg.net.frames], velocity=ev.velocity, start=ev.start)
     samples = teacher_sample(teacher, torch.as_tensor(ev.videos[:, 0], dtype=torch.float32),
                              steps=cfg.teacher_sample_steps, seed=EVAL_SEED).numpy().astype(np.float64)
     tm = motion_stats(samples)
-    return {"rows": [r for rs in per_seed for r in rs],
+    return {"rows": rows,
             "data": {"displacement": motion_stats(ev.videos).mean_displacement, "velocity": ev.velocity.tolist(),
                      "example": np.round(long_data[0], 3).tolist()},
             "teacher": {"displacement_ratio": tm.mean_displacement / motion_stats(ev.videos).mean_displacement,

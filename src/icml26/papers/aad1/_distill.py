@@ -203,23 +203,34 @@ def dmd_warmup(generator: CausalChunkGenerator, teacher: VideoDenoiser, videos: 
     return log
 
 
-def _r1(d: nn.Module, real: torch.Tensor) -> torch.Tensor:
-    real = real.detach().requires_grad_(True)
-    (g,) = torch.autograd.grad(d(real).sum(), real, create_graph=True)
+def _r1(logits: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+    (g,) = torch.autograd.grad(logits.sum(), real, create_graph=True)
     return (g**2).sum(dim=(1, 2, 3)).mean()
+
+
+def _diffused(video: torch.Tensor, t: torch.Tensor | None, eps: torch.Tensor | None) -> torch.Tensor:
+    """``video`` with frames 1..T−1 diffused to level ``t`` (B,) by ``eps``; unchanged where ``t`` is None."""
+    if t is None or eps is None:
+        return video
+    a, s = alpha_sigma(t)
+    return torch.cat([video[:, :1], a[:, None, None, None] * video[:, 1:] + s[:, None, None, None] * eps], dim=1)
 
 
 def adversarial_distill(generator: CausalChunkGenerator, videos: np.ndarray, *, net: NetConfig,
                         discriminator: str = "bidirectional", steps: int, batch: int, lr: float, r1: float = 1.0,
-                        probe_every: int = 50, seed: int) -> DistillLog:
+                        noise: float = 0.0, probe_every: int = 50, seed: int) -> DistillLog:
     """[P24] phase 2: adversarial distillation of ``generator`` (in place) against real ``videos``.
 
     ``discriminator="bidirectional"`` is AAD-1's asymmetric holistic critic over the whole video;
     ``"causal"`` the per-chunk baseline. Non-saturating loss, R1 penalty ``r1``/2 · ||∇D(real)||² on real videos.
+    ``noise`` > 0 is instance noise (ours; the noised discriminator input of diffusion-GAN and adversarial
+    post-training): the critic sees frames 1..T−1 diffused to a level t ~ U(0, ``noise``) of the teacher's schedule,
+    one t per real/fake pair, frame 0 clean; R1 is taken at the noised real video.
     """
     steps, batch, lr, probe_every = _check_common(steps, batch, lr, probe_every)
     kind = V.choice(discriminator, "discriminator", DISCRIMINATORS)
     gamma = V.real(r1, "r1", lo=0.0)
+    level = V.real(noise, "noise", lo=0.0, hi=T_MAX)
     bank = _cond_bank(videos, net)
     cls: Callable[..., nn.Module] = BidirectionalDiscriminator if kind == "bidirectional" else ChunkDiscriminator
     d = build(cls, net, seed=V.seed(seed) + 1)
@@ -231,13 +242,19 @@ def adversarial_distill(generator: CausalChunkGenerator, videos: np.ndarray, *, 
     sp = nn.functional.softplus
     for step in range(steps):
         real = bank[torch.randint(0, bank.shape[0], (batch,), generator=gen)]
-        noise = torch.randn((batch, net.frames - 1, generator.latent), generator=gen)
-        fake = generator.rollout(real[:, 0], frames=net.frames, noise=noise)
-        d_loss = sp(-d(real)).mean() + sp(d(fake.detach())).mean() + 0.5 * gamma * _r1(d, real)
+        z = torch.randn((batch, net.frames - 1, generator.latent), generator=gen)
+        fake = generator.rollout(real[:, 0], frames=net.frames, noise=z)
+        t = e_real = e_fake = None
+        if level > 0:
+            t = level * torch.rand(batch, generator=gen)
+            e_real, e_fake = (torch.randn(real[:, 1:].shape, generator=gen) for _ in range(2))
+        seen = _diffused(real, t, e_real).detach().requires_grad_(True)
+        d_real = d(seen)
+        d_loss = sp(-d_real).mean() + sp(d(_diffused(fake.detach(), t, e_fake))).mean() + 0.5 * gamma * _r1(d_real, seen)
         opt_d.zero_grad(set_to_none=True)
         d_loss.backward()
         opt_d.step()
-        g_loss = sp(-d(fake)).mean()
+        g_loss = sp(-d(_diffused(fake, t, e_fake))).mean()
         opt_g.zero_grad(set_to_none=True)
         g_loss.backward()
         opt_g.step()

@@ -24,14 +24,15 @@ class ArmsConfig:
     batch: int = 32
     init_videos: int = 1024  # teacher samples the students are initialised on (IMLE, ours)
     init_sample_steps: int = 20  # DDIM steps of those samples
-    init_steps: int = 600
-    init_candidates: int = 4  # noise draws per target and step
+    init_steps: int = 1000
+    init_candidates: int = 16  # noise draws per target and step (cover the eight velocity modes)
     init_lr: float = 2e-3
     warmup: int = 400  # DMD warm-up generator steps
     adversarial: int = 200  # adversarial (or continued DMD) generator steps after the warm-up
     dmd_lr: float = 1e-4
     adv_lr: float = 2e-5
     r1: float = 1.0
+    d_noise: float = 0.5  # instance noise of the discriminators' input: t ~ U(0, d_noise) (ours)
     fake_updates: int = 1
     probe_every: int = 25
     full_scale: bool = False
@@ -57,7 +58,7 @@ FULL = ArmsConfig(full_scale=True)
 CLAIMS = [
     Claim("motion_kept", check=check_motion_kept, budgets={
         "smoke": Budget(SMOKE, seeds=1, expected_s=3),
-        "small": Budget(SMALL, seeds=3, expected_s=280),
+        "small": Budget(SMALL, seeds=3, expected_s=210),
         "full": Budget(FULL, seeds=3, expected_s=1.0, requires=("gpu",)),
     }),
     Claim("causal_collapse", check=check_causal_collapse, budgets={
