@@ -225,3 +225,105 @@ def test_arm_runs_splits_each_seed_in_two_jobs_and_caches_the_student_init(tmp_p
     fresh = build(CausalChunkGenerator, SMOKE.net, seed=0)
     fresh.load_state_dict(real(SMOKE, targets, 3))
     assert all(torch.equal(a, b) for a, b in zip(g.parameters(), fresh.parameters())) and sorted(built) == [1, 3]
+
+
+def test_both_critics_see_the_same_instance_noised_videos(monkeypatch) -> None:
+    """Same seed, same generator: the bidirectional and the per-chunk critic are shown the same videos, the real ones
+    diffused (frame 0 clean, frames 1.. noised) when ``noise`` > 0 and unchanged when it is 0."""
+    from icml26.papers.aad1 import _nets
+
+    v = make_sprite_videos(16, frames=4, size=8, modes=((1.0, 0.0),), sigma=1.2, seed=0).videos
+    bank = torch.as_tensor(v, dtype=torch.float32)
+    seen: dict[str, list[torch.Tensor]] = {"bidirectional": [], "causal": []}
+    for kind, cls in (("bidirectional", _nets.BidirectionalDiscriminator), ("causal", _nets.ChunkDiscriminator)):
+        def record(self, video, _orig=cls.forward, _kind=kind):  # type: ignore[no-untyped-def]
+            seen[_kind].append(video.detach().clone())
+            return _orig(self, video)
+
+        monkeypatch.setattr(cls, "forward", record)
+    for noise in (0.5, 0.0):
+        for kind in ("bidirectional", "causal"):
+            seen[kind].clear()
+            g = build(CausalChunkGenerator, NET, seed=1)
+            adversarial_distill(g, v, net=NET, discriminator=kind, steps=1, batch=4, lr=1e-3, noise=noise,
+                                probe_every=5, seed=0)
+        a, b = seen["bidirectional"], seen["causal"]
+        assert len(a) == len(b) == 3  # real and fake for the critic's step, fake for the generator's
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+        real = a[0]
+        gap = (real[:, None] - bank[None]).abs().amax(dim=(3, 4))  # (batch, bank, frames)
+        nearest = gap[..., 0].argmin(dim=1)
+        assert torch.all(gap[torch.arange(4), nearest, 0] == 0)  # frame 0 is a real conditioning frame, clean
+        moved = gap[torch.arange(4), nearest, 1:].amin(dim=1)
+        assert torch.all(moved > 1e-3) if noise > 0 else torch.all(moved == 0)
+
+
+def test_every_arm_starts_from_the_seeds_init_with_the_same_steps_and_critic_settings(tmp_path, monkeypatch) -> None:
+    """The DMD warm-up and the GAN alone start from the seed's initialisation, DMD only / AAD-1 / per-chunk from the
+    same warm-up; every arm makes warmup + adversarial generator steps; the three GANs share lr, R1, noise and seed."""
+    from icml26.papers.aad1 import _arms
+    from icml26.papers.aad1.claims import SMOKE
+
+    monkeypatch.setenv("ICML26_CACHE_DIR", str(tmp_path))
+    calls: list[dict] = []
+
+    def flat(g: CausalChunkGenerator) -> torch.Tensor:
+        return torch.cat([p.detach().flatten() for p in g.parameters()]).clone()
+
+    def wrap(name, fn):  # type: ignore[no-untyped-def]
+        def inner(generator, *args, **kw):  # type: ignore[no-untyped-def]
+            call = {"fn": name, "start": flat(generator), "steps": kw["steps"],
+                    "gan": {k: kw.get(k) for k in ("lr", "r1", "noise", "seed", "batch")}, "kind": kw.get("discriminator")}
+            log = fn(generator, *args, **kw)
+            calls.append({**call, "end": flat(generator)})
+            return log
+        return inner
+
+    monkeypatch.setattr(_arms, "dmd_warmup", wrap("dmd", _arms.dmd_warmup))
+    monkeypatch.setattr(_arms, "adversarial_distill", wrap("gan", _arms.adversarial_distill))
+    _arms.arm_runs(SMOKE, (2,))
+    init = flat(_arms.student_init(SMOKE, _arms.teacher_targets(SMOKE, _arms.trained_teacher(SMOKE)), 2))
+    warm, dmd, aad, causal, alone = calls  # the "distill" job, then the "adv_only" job
+    assert [c["fn"] for c in calls] == ["dmd", "dmd", "gan", "gan", "gan"]
+    assert [c["kind"] for c in (aad, causal, alone)] == ["bidirectional", "causal", "bidirectional"]
+    assert torch.equal(warm["start"], init) and torch.equal(alone["start"], init)
+    assert not torch.equal(warm["end"], init)
+    assert all(torch.equal(c["start"], warm["end"]) for c in (dmd, aad, causal))
+    total = SMOKE.warmup + SMOKE.adversarial
+    assert [warm["steps"] + c["steps"] for c in (dmd, aad, causal)] + [alone["steps"]] == [total] * 4
+    assert aad["gan"] == causal["gan"] == alone["gan"]
+    assert aad["gan"]["noise"] == SMOKE.d_noise > 0
+
+
+def test_the_init_cache_key_covers_what_determines_the_init(monkeypatch) -> None:
+    """Every config field either changes the initialisation's cache key or leaves the initialisation bit-identical,
+    so the cache never serves a stale student; IMLE's own settings and the seed change the key."""
+    from dataclasses import fields, replace
+
+    from icml26.papers.aad1 import _arms
+    from icml26.papers.aad1.claims import SMOKE
+
+    monkeypatch.setenv("ICML26_CACHE_DIR", "off")
+    net = NetConfig(frames=3, size=12, teacher_hidden=2, student_hidden=2, disc_hidden=2, latent=1, cache=1)
+    base = replace(SMOKE, net=net, train_videos=8, teacher_steps=2, teacher_batch=4, teacher_sample_steps=2, batch=2,
+                   init_videos=4, init_sample_steps=1, init_steps=2, init_candidates=2)
+
+    def init(cfg) -> dict[str, torch.Tensor]:  # type: ignore[no-untyped-def]
+        return _arms._init_state(cfg, _arms.teacher_targets(cfg, _arms.trained_teacher(cfg)), 0)  # pyright: ignore[reportPrivateUsage]
+
+    def bumped(obj, f):  # type: ignore[no-untyped-def]
+        v = getattr(obj, f.name)
+        return replace(obj, **{f.name: v + 1 if isinstance(v, int) else v * 0.5})
+
+    variants = {f.name: bumped(base, f) for f in fields(base) if f.name not in ("net", "full_scale")}
+    variants |= {f"net.{f.name}": replace(base, net=bumped(net, f)) for f in fields(net)}
+    key = _arms._init_key(base, 0)  # pyright: ignore[reportPrivateUsage]
+    ref = init(base)
+    same = [n for n, cfg in variants.items() if _arms._init_key(cfg, 0) == key]  # pyright: ignore[reportPrivateUsage]
+    for name in same:
+        got = init(variants[name])
+        assert all(torch.equal(got[k], ref[k]) for k in ref), name
+    changed = set(variants) - set(same)
+    assert {"init_steps", "init_candidates", "init_lr", "init_videos", "init_sample_steps", "batch", "teacher_steps",
+            "net.student_hidden", "net.latent", "net.cache", "net.frames", "net.size"} <= changed
+    assert _arms._init_key(base, 1) != key  # pyright: ignore[reportPrivateUsage]

@@ -73,16 +73,20 @@ def _init_state(cfg: Any, targets: dict[str, torch.Tensor], seed: int) -> dict[s
     return {k: v.detach().clone() for k, v in g.state_dict().items()}
 
 
+def _init_key(cfg: Any, seed: int) -> dict[str, Any]:
+    """What determines seed ``seed``'s initialisation: the teacher, its samples, the student's sizes, IMLE's settings."""
+    n = cfg.net
+    return {"what": "student-init", "teacher": _teacher_key(cfg), "targets": [cfg.init_videos, cfg.init_sample_steps,
+            TARGET_SEED], "student": [n.student_hidden, n.latent, n.cache], "steps": cfg.init_steps,
+            "batch": cfg.batch, "lr": cfg.init_lr, "candidates": cfg.init_candidates, "seed": seed}
+
+
 def student_init(cfg: Any, targets: dict[str, torch.Tensor], seed: int) -> CausalChunkGenerator:
     """Seed ``seed``'s student after its IMLE initialisation on the teacher's samples (ours; the stand-in for the
     paper's student that starts from the pretrained teacher): every arm of the seed starts from it. Cached like the
-    teacher, since it is not part of what the arms compare."""
-    n = cfg.net
-    key = {"what": "student-init", "teacher": _teacher_key(cfg), "targets": [cfg.init_videos, cfg.init_sample_steps,
-           TARGET_SEED], "student": [n.student_hidden, n.latent, n.cache], "steps": cfg.init_steps,
-           "batch": cfg.batch, "lr": cfg.init_lr, "candidates": cfg.init_candidates, "seed": seed}
-    g = build(CausalChunkGenerator, n, seed=100 + seed)
-    g.load_state_dict(cached_value("aad1", key, "student.pt", partial(_init_state, cfg, targets, seed)))
+    teacher, since it is not part of what the arms compare; ``targets`` must be ``teacher_targets(cfg, ...)``."""
+    g = build(CausalChunkGenerator, cfg.net, seed=100 + seed)
+    g.load_state_dict(cached_value("aad1", _init_key(cfg, seed), "student.pt", partial(_init_state, cfg, targets, seed)))
     return g
 
 
